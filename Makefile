@@ -1,0 +1,36 @@
+# errorkb: `make html` builds the site, `make test` runs every test.
+# The Makefile makes its own virtual environment in .venv and installs what it needs.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+BUILDDIR := _build
+SPHINXOPTS ?=
+
+.PHONY: help html test serve clean
+
+help:
+	@echo "make html   build the site into $(BUILDDIR)/html"
+	@echo "make test   run every test"
+	@echo "make serve  live preview at http://127.0.0.1:8000"
+	@echo "make clean  remove build output"
+
+$(STAMP): pyproject.toml requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
+	touch $@
+
+# A failed build leaves no half-written site behind.
+html: $(STAMP)
+	@$(BIN)/sphinx-build -W -b html -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/html \
+		|| { rm -rf $(BUILDDIR)/html; exit 1; }
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+serve: $(STAMP)
+	$(BIN)/sphinx-autobuild -b html -d $(BUILDDIR)/doctrees --watch ext $(SPHINXOPTS) . $(BUILDDIR)/html
+
+clean:
+	rm -rf $(BUILDDIR)

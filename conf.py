@@ -1,0 +1,19 @@
+"""Sphinx configuration of the errorkb site."""
+
+project = "errorkb"
+html_title = "errorkb: accelerator memory errors"
+copyright = "the errorkb authors"
+
+extensions = ["errorkb", "sphinx_copybutton"]
+
+# The site is the landing page, the guides and the records; nothing else at the root.
+root_doc = "index"
+include_patterns = ["index.md", "docs/**", "errors/**"]
+exclude_patterns = ["_build", ".venv"]
+
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+html_theme = "furo"
+html_static_path: list[str] = []
+copybutton_exclude = ".linenos, .gp, .go"

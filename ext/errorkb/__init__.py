@@ -1,0 +1,31 @@
+"""errorkb: a Sphinx extension that turns error records into a cross-linked knowledge base."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+
+__version__ = "0.1.0"
+
+STATIC = Path(__file__).parent / "static"
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    from .catalogue import setup_catalogue
+    from .config import setup_config
+    from .domain import setup_domain
+    from .pages import setup_pages
+    from .reference import setup_reference
+
+    app.setup_extension("myst_parser")
+    app.setup_extension("sphinx_design")
+    setup_config(app)
+    setup_domain(app)
+    setup_pages(app)
+    setup_catalogue(app)
+    setup_reference(app)
+    app.connect("config-inited", lambda app, config: config.html_static_path.append(str(STATIC)))
+    app.add_css_file("errorkb.css")
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -1,0 +1,28 @@
+"""The extension's typed ``errorkb_*`` options, declared once and registered in ``setup``."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from sphinx.application import Sphinx
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    name: str
+    default: Any
+    types: tuple[type, ...]
+    doc: str
+    rebuild: str = "env"
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("errorkb_records_dir", "errors", (str,), "Folder of the error records, relative to the source folder."),
+    Option("errorkb_base_url", "", (str,), "Public URL of the site, used in absolute links (sitemap, Open Graph).", "html"),
+)
+
+
+def setup_config(app: Sphinx) -> None:
+    for option in OPTIONS:
+        app.add_config_value(option.name, option.default, option.rebuild, types=option.types, description=option.doc)

@@ -1,0 +1,453 @@
+"""The record model: one MyST Markdown file per error, YAML front matter plus prose.
+
+``load_record`` parses and validates one file; ``load_catalogue`` loads every record under a
+folder and checks what spans records (unique ids and codes, ``related`` ids, examples that
+another record's template would claim).  Every problem is a :class:`Problem` naming the file
+and line.  Nothing here imports Sphinx.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .templates import Template, TemplateError, compile_template
+
+try:  # the C loader is several times faster where libyaml is present
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+#: Closed vocabularies: slug -> label shown on pages.
+PLATFORMS = {
+    "tpu": "TPU", "gpu": "GPU", "neuron": "AWS Neuron", "cpu": "CPU", "mps": "Apple MPS",
+    "gaudi": "Intel Gaudi", "tenstorrent": "Tenstorrent",
+}
+PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
+CATEGORIES = {
+    "device-memory": "Device memory", "on-chip-memory": "On-chip memory",
+    "host-memory": "Host memory", "shared-memory": "Shared memory",
+}
+SECTIONS = ("Causes", "Fixes", "Debugging")
+SLUG = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a record, at a file and line."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class RecordError(Exception):
+    """Raised with every problem found; ``str()`` gives one line per problem."""
+
+    def __init__(self, problems: list[Problem]):
+        super().__init__("\n".join(map(str, problems)))
+        self.problems = problems
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    template: str = Field(min_length=1)
+    examples: list[str] = Field(min_length=1)
+    note: str | None = None
+
+
+class Frontmatter(BaseModel):
+    """The structured fields, as written in a record's YAML front matter."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    id: str = Field(pattern=SLUG)
+    code: str | None = None
+    title: str = Field(min_length=3, max_length=120)
+    summary: str = Field(min_length=10, max_length=300)
+    source: str = Field(pattern=SLUG)
+    platforms: list[Literal[tuple(PLATFORMS)]] = Field(min_length=1)  # type: ignore[valid-type]
+    frameworks: list[str] = Field(min_length=1)
+    phase: Literal[tuple(PHASES)]  # type: ignore[valid-type]
+    category: Literal[tuple(CATEGORIES)]  # type: ignore[valid-type]
+    messages: list[Message] = Field(min_length=1)
+    related: list[str] = []
+    aliases: list[str] = []
+    references: list[str] = []
+
+    @field_validator("frameworks", "related")
+    @classmethod
+    def _slugs(cls, values: list[str]) -> list[str]:
+        for v in values:
+            if not re.match(SLUG, v):
+                raise ValueError(f"{v!r} is not a lower-case slug such as 'pytorch'")
+        return values
+
+    @field_validator("references")
+    @classmethod
+    def _urls(cls, values: list[str]) -> list[str]:
+        for v in values:
+            if not re.match(r"^https?://\S+$", v):
+                raise ValueError(f"{v!r} is not an http(s) URL")
+        return values
+
+
+@dataclasses.dataclass(frozen=True)
+class Fix:
+    title: str
+    body: str
+    line: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    """A validated record: front matter fields, compiled templates and the prose sections."""
+
+    fields: Frontmatter
+    path: str
+    templates: tuple[tuple[Template, ...], ...]  # per message, one template (tuple for symmetry)
+    sections: dict[str, str]
+    fixes: tuple[Fix, ...]
+    body: str
+    body_line: int  # line of the file where the body starts
+    frontmatter_lines: int  # lines taken by the front matter, fences included
+    lines: dict[str, int]  # field path ("messages[0].examples[1]") -> line
+
+    def __getattr__(self, name: str) -> Any:  # record.id, record.title ...
+        if name.startswith("__") or name == "fields":
+            raise AttributeError(name)
+        return getattr(self.fields, name)
+
+    def line_of(self, path: str) -> int:
+        return _line_for(self.lines, path)
+
+    def as_json(self) -> dict[str, Any]:
+        data = self.fields.model_dump()
+        data["causes"] = self.sections.get("Causes", "")
+        data["fixes"] = [{"title": f.title, "body": f.body} for f in self.fixes]
+        data["debugging"] = self.sections.get("Debugging", "")
+        return data
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading one file
+
+
+def split_frontmatter(text: str) -> tuple[str, str, int] | None:
+    """Return (front matter, body, number of lines the front matter takes), or None."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != "---":
+        return None
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() == "---":
+            return "".join(lines[1:i]), "".join(lines[i + 1 :]), i + 1
+    return None
+
+
+def load_record(path: Path, text: str | None = None, *, root: Path | None = None) -> Record:
+    """Parse and validate one record file; raise :class:`RecordError` listing every problem."""
+    shown = _shown_path(path, root)
+    problems: list[Problem] = []
+
+    def fail(line: int, message: str) -> RecordError:
+        return RecordError([Problem(shown, line, message)])
+
+    if text is None:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise fail(1, f"cannot read the file: {exc.strerror}") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            raise fail(line, "the file is not UTF-8 text") from None
+    if "\x00" in text:
+        raise fail(text[: text.index("\x00")].count("\n") + 1, "the file contains a NUL byte")
+    parts = split_frontmatter(text)
+    if parts is None:
+        raise fail(1, "a record starts with YAML front matter between two '---' lines")
+    front, body, fm_lines = parts
+
+    data, lines, yaml_problems = _parse_yaml(front, shown)
+    if yaml_problems:
+        raise RecordError(yaml_problems)
+    if not isinstance(data, dict):
+        raise fail(2, "the front matter must be a mapping of fields (key: value)")
+
+    try:
+        fields = Frontmatter.model_validate(data)
+    except ValidationError as exc:
+        raise RecordError([_pydantic_problem(shown, lines, err) for err in exc.errors()]) from None
+
+    expected_stem = path.stem
+    if fields.id != expected_stem:
+        problems.append(Problem(shown, lines.get("id", 2), f"id {fields.id!r} must equal the file name {expected_stem!r}"))
+    if path.parent.name != fields.source:
+        problems.append(Problem(shown, lines.get("source", 2), f"source {fields.source!r} must equal the folder name {path.parent.name!r}"))
+
+    templates: list[tuple[Template, ...]] = []
+    for i, message in enumerate(fields.messages):
+        key = f"messages[{i}].template"
+        try:
+            template = compile_template(message.template)
+        except TemplateError as exc:
+            problems.append(Problem(shown, _line_for(lines, key), f"{key}: {exc} (column {exc.column})"))
+            templates.append(())
+            continue
+        templates.append((template,))
+        for j, example in enumerate(message.examples):
+            if not template.matches(example):
+                key = f"messages[{i}].examples[{j}]"
+                problems.append(Problem(shown, _line_for(lines, key), f"{key} does not match its template"))
+
+    body_line = fm_lines + 1
+    sections, fixes, section_problems = parse_body(body, body_line)
+    problems += [Problem(shown, line, msg) for line, msg in section_problems]
+    if problems:
+        raise RecordError(problems)
+    return Record(fields, shown, tuple(templates), sections, tuple(fixes), body, body_line, fm_lines, lines)
+
+
+def _shown_path(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.as_posix()
+
+
+def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Problem]]:
+    """Load YAML, recording the line of every field (file lines: the '---' is line 1)."""
+    try:
+        node = yaml.compose(front, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 2 if mark else 2
+        reason = getattr(exc, "problem", None) or str(exc)
+        return None, {}, [Problem(shown, line, f"invalid YAML: {reason}")]
+    if node is None:
+        return None, {}, [Problem(shown, 2, "the front matter is empty")]
+    lines: dict[str, int] = {}
+    problems: list[Problem] = []
+    _walk(node, "", lines, problems, shown)
+    if problems:
+        return None, lines, problems
+    try:
+        data = yaml.load(front, Loader=_Loader)
+    except yaml.YAMLError as exc:  # e.g. an unknown tag
+        mark = getattr(exc, "problem_mark", None)
+        return None, lines, [Problem(shown, mark.line + 2 if mark else 2, f"invalid YAML: {exc}")]
+    return data, lines, []
+
+
+def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[Problem], shown: str) -> None:
+    lines[path] = node.start_mark.line + 2
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key, value in node.value:
+            name = str(key.value)
+            if name in seen:
+                problems.append(Problem(shown, key.start_mark.line + 2, f"field {name!r} is given twice"))
+            seen.add(name)
+            child = f"{path}.{name}" if path else name
+            _walk(value, child, lines, problems, shown)
+            lines[child] = key.start_mark.line + 2
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, f"{path}[{i}]", lines, problems, shown)
+
+
+_LAST_PART = re.compile(r"(\[\d+\]|\.[^.\[]+)$")
+
+
+def _line_for(lines: dict[str, int], path: str) -> int:
+    """The line of ``path``, or of its nearest parent that has one."""
+    while path and path not in lines:
+        parent = _LAST_PART.sub("", path)
+        path = parent if parent != path else ""
+    return lines.get(path, 2)
+
+
+def _pydantic_problem(shown: str, lines: dict[str, int], err: dict[str, Any]) -> Problem:
+    path = ""
+    for part in err["loc"]:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    kind = err["type"]
+    if kind == "missing":
+        message = f"missing required field {path!r}"
+    elif kind == "extra_forbidden":
+        message = f"unknown field {path!r}"
+    elif kind == "literal_error":
+        allowed = err.get("ctx", {}).get("expected", "")
+        message = f"{path}: {err['input']!r} is not one of {allowed}"
+    else:
+        message = f"{path}: {err['msg'][0].lower()}{err['msg'][1:]}".replace("Value error, ", "")
+        message = message.replace(": value error, ", ": ")
+    return Problem(shown, _line_for(lines, path), message)
+
+
+# ---------------------------------------------------------------------------------------------
+# The body: ## Causes, ## Fixes (### one per fix, in the order to try them), ## Debugging
+
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,}|:{3,})")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def parse_body(body: str, first_line: int) -> tuple[dict[str, str], list[Fix], list[tuple[int, str]]]:
+    """Split the prose into its sections; fences are skipped, so '#' in code is not a heading."""
+    sections: dict[str, str] = {}
+    fixes: list[Fix] = []
+    problems: list[tuple[int, str]] = []
+    current: str | None = None
+    chunks: dict[str, list[str]] = {}
+    fix: tuple[str, int, list[str]] | None = None
+    fence: str | None = None
+    order: list[str] = []
+
+    def close_fix() -> None:
+        if fix is not None:
+            fixes.append(Fix(fix[0], "".join(fix[2]).strip(), fix[1]))
+
+    for offset, line in enumerate(body.splitlines(keepends=True)):
+        lineno = first_line + offset
+        m = _FENCE.match(line)
+        if m:
+            if fence is None:
+                fence = m.group(1)
+            elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and line.strip() == m.group(1):
+                fence = None
+        heading = _HEADING.match(line) if fence is None and not m else None
+        if heading:
+            level, title = len(heading.group(1)), heading.group(2)
+            if level == 1:
+                problems.append((lineno, "no '#' title in the body: the page title comes from 'title'"))
+                continue
+            if level == 2:
+                close_fix()
+                fix = None
+                if title not in SECTIONS:
+                    problems.append((lineno, f"unknown section {title!r} (sections: {', '.join(SECTIONS)})"))
+                    current = None
+                    continue
+                if title in chunks:
+                    problems.append((lineno, f"section {title!r} appears twice"))
+                current = title
+                order.append(title)
+                chunks[title] = []
+                continue
+            if level == 3 and current == "Fixes":
+                close_fix()
+                fix = (title, lineno, [])
+                continue
+        if current is not None:
+            chunks[current].append(line)
+        if fix is not None:
+            fix[2].append(line)
+    close_fix()
+    end = first_line + body.count("\n")
+    for name in SECTIONS:
+        if name not in chunks:
+            problems.append((end, f"missing section '## {name}'"))
+    if [s for s in order if s in SECTIONS] != [s for s in SECTIONS if s in chunks]:
+        problems.append((first_line, f"sections must come in this order: {', '.join(SECTIONS)}"))
+    if "Fixes" in chunks and not fixes:
+        problems.append((end, "'## Fixes' needs at least one '### <what to do>' fix"))
+    for name, text in chunks.items():
+        sections[name] = "".join(text).strip()
+        if not sections[name]:
+            problems.append((end, f"section '## {name}' is empty"))
+    return sections, fixes, problems
+
+
+# ---------------------------------------------------------------------------------------------
+# The catalogue
+
+
+@dataclasses.dataclass
+class Catalogue:
+    """Every record under a folder, keyed by id."""
+
+    records: dict[str, Record]
+
+    def find(self, key: str) -> Record | None:
+        """A record by id, code (case-insensitive) or alias."""
+        if key in self.records:
+            return self.records[key]
+        folded = key.casefold()
+        for record in self.records.values():
+            if (record.code and record.code.casefold() == folded) or folded in (
+                a.casefold() for a in record.aliases
+            ):
+                return record
+        return None
+
+    def by_path(self, path: str) -> Record | None:
+        for record in self.records.values():
+            if record.path == path:
+                return record
+        return None
+
+
+def record_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*/*.md") if p.is_file())
+
+
+def load_catalogue(folder: Path, *, root: Path | None = None) -> tuple[Catalogue, list[Problem]]:
+    """Load every record; return what loaded and every problem found, files in order."""
+    records: dict[str, Record] = {}
+    problems: list[Problem] = []
+    owners: dict[str, Record] = {}  # lower-cased id, code or alias -> record
+    for path in record_files(folder):
+        try:
+            record = load_record(path, root=root)
+        except RecordError as exc:
+            problems += exc.problems
+            continue
+        for key, field in [(record.id, "id"), (record.code, "code"), *((a, "aliases") for a in record.aliases)]:
+            if not key:
+                continue
+            other = owners.get(key.casefold())
+            if other is not None and other is not record:
+                problems.append(Problem(record.path, record.line_of(field), f"{field} {key!r} is already used by {other.path}"))
+            owners.setdefault(key.casefold(), record)
+        records.setdefault(record.id, record)
+    for record in records.values():
+        for i, rel in enumerate(record.related):
+            if rel not in records:
+                problems.append(Problem(record.path, record.line_of(f"related[{i}]"), f"related[{i}]: no record has the id {rel!r}"))
+            elif rel == record.id:
+                problems.append(Problem(record.path, record.line_of(f"related[{i}]"), "a record cannot be related to itself"))
+    problems += _claimed_by_others(records)
+    return Catalogue(records), sorted(problems, key=lambda p: (p.path, p.line))
+
+
+def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
+    """Each example must be matched by its own record's templates and by no other record's."""
+    problems = []
+    compiled = [(r, t) for r in records.values() for ts in r.templates for t in ts]
+    for record in records.values():
+        for i, message in enumerate(record.messages):
+            own = record.templates[i][0] if record.templates[i] else None
+            for j, example in enumerate(message.examples):
+                for other, template in compiled:
+                    if other is record or not template.matches(example):
+                        continue
+                    if own is not None and own.specificity > template.specificity:
+                        continue  # ours is more specific, so ours ranks first
+                    key = f"messages[{i}].examples[{j}]"
+                    problems.append(Problem(
+                        record.path, record.line_of(key),
+                        f"{key} is also matched by {other.id}'s template {template.text!r}",
+                    ))
+    return problems
