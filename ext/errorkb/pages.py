@@ -16,7 +16,7 @@ from typing import Any
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
-from sphinx.errors import SphinxError
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from .domain import ErrorDomain, link_text
@@ -24,20 +24,26 @@ from .records import CATEGORIES, PHASES, PLATFORMS, Catalogue, Record, load_cata
 from .templates import TYPES, Placeholder
 
 
-class InvalidRecords(SphinxError):
-    category = "Invalid error records"
-
-
 def catalogue_of(env: Any) -> Catalogue:
     return env.get_domain("err").catalogue
 
 
+logger = logging.getLogger(__name__)
+
+
 def load(app: Sphinx) -> None:
-    """Load and check every record before any page is read; stop the build on any problem."""
+    """Load and check every record before any page is read.
+
+    Any problem is logged as ``file:line: ERROR: message`` and the build stops with exit
+    status 1 before anything is written: a crash report would bury the one line that matters.
+    """
     srcdir = Path(app.srcdir)
     catalogue, problems = load_catalogue(srcdir / app.config.errorkb_records_dir, root=srcdir)
     if problems:
-        raise InvalidRecords("\n".join(map(str, problems)))
+        for problem in problems:
+            logger.error(problem.message, location=f"{problem.path}:{problem.line}", type="errorkb", subtype="record")
+        logger.error("%d problem(s) in the error records; nothing was built.", len(problems), type="errorkb", subtype="record")
+        raise SystemExit(1)
     domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
     domain.catalogue = catalogue
 

@@ -185,35 +185,23 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
         raise fail(2, "the front matter must be a mapping of fields (key: value)")
 
     try:
-        fields = Frontmatter.model_validate(data)
+        fields: Frontmatter | None = Frontmatter.model_validate(data)
     except ValidationError as exc:
-        raise RecordError([_pydantic_problem(shown, lines, err) for err in exc.errors()]) from None
+        fields = None
+        problems += [_pydantic_problem(shown, lines, err) for err in exc.errors()]
 
-    expected_stem = path.stem
-    if fields.id != expected_stem:
-        problems.append(Problem(shown, lines.get("id", 2), f"id {fields.id!r} must equal the file name {expected_stem!r}"))
-    if path.parent.name != fields.source:
-        problems.append(Problem(shown, lines.get("source", 2), f"source {fields.source!r} must equal the folder name {path.parent.name!r}"))
-
-    templates: list[tuple[Template, ...]] = []
-    for i, message in enumerate(fields.messages):
-        key = f"messages[{i}].template"
-        try:
-            template = compile_template(message.template)
-        except TemplateError as exc:
-            problems.append(Problem(shown, _line_for(lines, key), f"{key}: {exc} (column {exc.column})"))
-            templates.append(())
-            continue
-        templates.append((template,))
-        for j, example in enumerate(message.examples):
-            if not template.matches(example):
-                key = f"messages[{i}].examples[{j}]"
-                problems.append(Problem(shown, _line_for(lines, key), f"{key} does not match its template"))
+    if fields is not None:
+        if fields.id != path.stem:
+            problems.append(Problem(shown, lines.get("id", 2), f"id {fields.id!r} must equal the file name {path.stem!r}"))
+        if path.parent.name != fields.source:
+            problems.append(Problem(shown, lines.get("source", 2), f"source {fields.source!r} must equal the folder name {path.parent.name!r}"))
+    templates, template_problems = _compile_messages(data.get("messages"), lines, shown)
+    problems += template_problems
 
     body_line = fm_lines + 1
     sections, fixes, section_problems = parse_body(body, body_line)
     problems += [Problem(shown, line, msg) for line, msg in section_problems]
-    if problems:
+    if problems or fields is None:
         raise RecordError(problems)
     return Record(fields, shown, tuple(templates), sections, tuple(fixes), body, body_line, fm_lines, lines)
 
@@ -227,15 +215,40 @@ def _shown_path(path: Path, root: Path | None) -> str:
     return path.as_posix()
 
 
+def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list[tuple[Template, ...]], list[Problem]]:
+    """Compile each well-formed message's template and check its examples against it.
+
+    Runs even when other fields are invalid, so that one pass reports every problem.
+    """
+    templates: list[tuple[Template, ...]] = []
+    problems: list[Problem] = []
+    for i, message in enumerate(raw if isinstance(raw, list) else []):
+        try:
+            message = Message.model_validate(message)
+        except ValidationError:
+            templates.append(())
+            continue  # reported by the schema
+        key = f"messages[{i}].template"
+        try:
+            template = compile_template(message.template)
+        except TemplateError as exc:
+            problems.append(Problem(shown, _line_for(lines, key), f"{key}: {exc} (at character {exc.column} of the template)"))
+            templates.append(())
+            continue
+        templates.append((template,))
+        for j, example in enumerate(message.examples):
+            if not template.matches(example):
+                key = f"messages[{i}].examples[{j}]"
+                problems.append(Problem(shown, _line_for(lines, key), f"{key} does not match its template"))
+    return templates, problems
+
+
 def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Problem]]:
     """Load YAML, recording the line of every field (file lines: the '---' is line 1)."""
     try:
         node = yaml.compose(front, Loader=_Loader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 2 if mark else 2
-        reason = getattr(exc, "problem", None) or str(exc)
-        return None, {}, [Problem(shown, line, f"invalid YAML: {reason}")]
+        return None, {}, [Problem(shown, _yaml_error_line(exc), f"invalid YAML: {getattr(exc, 'problem', None) or exc}")]
     if node is None:
         return None, {}, [Problem(shown, 2, "the front matter is empty")]
     lines: dict[str, int] = {}
@@ -249,6 +262,14 @@ def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Probl
         mark = getattr(exc, "problem_mark", None)
         return None, lines, [Problem(shown, mark.line + 2 if mark else 2, f"invalid YAML: {exc}")]
     return data, lines, []
+
+
+def _yaml_error_line(exc: yaml.YAMLError) -> int:
+    """The file line to blame: where an unclosed bracket or quote opened, else where parsing failed."""
+    context = getattr(exc, "context", None) or ""
+    mark = getattr(exc, "context_mark", None) if ("flow" in context or "quoted" in context) else None
+    mark = mark or getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return mark.line + 2 if mark else 2
 
 
 def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[Problem], shown: str) -> None:

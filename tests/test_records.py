@@ -1,0 +1,139 @@
+"""Loading records: every bad input is one problem naming file and line."""
+
+from pathlib import Path
+
+import pytest
+
+from errorkb.records import RecordError, load_catalogue, load_record
+from conftest import ROOT, record_text
+
+
+def problems_of(tmp_path: Path, text: str, name: str = "errors/demo/demo-oom.md") -> list[str]:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RecordError) as info:
+        load_record(path, root=tmp_path)
+    return [str(p) for p in info.value.problems]
+
+
+def test_valid_record_loads(tmp_path):
+    path = tmp_path / "errors/demo/demo-oom.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(record_text())
+    record = load_record(path, root=tmp_path)
+    assert record.id == "demo-oom" and record.path == "errors/demo/demo-oom.md"
+    assert [f.title for f in record.fixes] == ["Use a smaller batch", "Free what you no longer need"]
+    assert record.sections["Debugging"].startswith("Print the memory")
+    assert record.line_of("messages[0].examples[0]") == 14
+
+
+def test_yaml_error(tmp_path):
+    text = record_text().replace("title: Demo device", "title: [Demo device")
+    [problem] = problems_of(tmp_path, text)
+    assert problem.startswith("errors/demo/demo-oom.md:") and "invalid YAML" in problem
+
+
+def test_missing_field(tmp_path):
+    text = record_text().replace("summary: The demo device could not allocate a buffer because its memory was full.\n", "")
+    assert problems_of(tmp_path, text) == ["errors/demo/demo-oom.md:2: missing required field 'summary'"]
+
+
+def test_unknown_field(tmp_path):
+    text = record_text().replace("phase: run-time\n", "phase: run-time\nseverity: high\n")
+    assert problems_of(tmp_path, text) == ["errors/demo/demo-oom.md:10: unknown field 'severity'"]
+
+
+def test_wrong_type(tmp_path):
+    text = record_text().replace("platforms: [gpu]", "platforms: gpu")
+    [problem] = problems_of(tmp_path, text)
+    assert problem.startswith("errors/demo/demo-oom.md:7: platforms:")
+
+
+def test_value_outside_the_vocabulary(tmp_path):
+    text = record_text().replace("phase: run-time", "phase: runtime")
+    [problem] = problems_of(tmp_path, text)
+    assert problem.startswith("errors/demo/demo-oom.md:9: phase: 'runtime' is not one of")
+
+
+def test_field_given_twice(tmp_path):
+    text = record_text().replace("phase: run-time\n", "phase: run-time\nphase: load-time\n")
+    assert problems_of(tmp_path, text) == ["errors/demo/demo-oom.md:10: field 'phase' is given twice"]
+
+
+def test_example_that_does_not_match_its_template(tmp_path):
+    text = record_text().replace("on device 0\"", "on GPU zero\"")
+    assert problems_of(tmp_path, text) == ["errors/demo/demo-oom.md:14: messages[0].examples[0] does not match its template"]
+
+
+def test_bad_template_names_its_line_and_column(tmp_path):
+    text = record_text().replace("{requested:size}", "{requested:bytes}")
+    [problem] = problems_of(tmp_path, text)
+    assert problem.startswith("errors/demo/demo-oom.md:12: messages[0].template: unknown placeholder type 'bytes'")
+    assert problem.endswith("(at character 31 of the template)")
+
+
+def test_every_problem_is_reported_in_one_pass(tmp_path):
+    text = record_text().replace("phase: run-time", "phase: runtime").replace("on device 0\"", "on GPU zero\"")
+    assert len(problems_of(tmp_path, text)) == 2
+
+
+def test_id_must_match_file_name(tmp_path):
+    assert problems_of(tmp_path, record_text(), "errors/demo/other.md") == [
+        "errors/demo/other.md:2: id 'demo-oom' must equal the file name 'other'"
+    ]
+
+
+def test_missing_and_misordered_sections(tmp_path):
+    text = record_text().replace("## Debugging\n\nPrint the memory in use before the failing step.\n", "")
+    assert problems_of(tmp_path, text) == [f"errors/demo/demo-oom.md:{text.count(chr(10)) + 1}: missing section '## Debugging'"]
+
+
+def test_headings_inside_code_fences_are_not_sections(tmp_path):
+    path = tmp_path / "errors/demo/demo-oom.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(record_text().replace("Fewer samples", "```python\n# not a heading\n## nor this\n```\n\nFewer samples"))
+    assert load_record(path).fixes[0].body.startswith("```python")
+
+
+def test_no_front_matter_and_not_utf8(tmp_path):
+    assert problems_of(tmp_path, "# Just prose\n") == [
+        "errors/demo/demo-oom.md:1: a record starts with YAML front matter between two '---' lines"
+    ]
+    path = tmp_path / "errors/demo/bin.md"
+    path.write_bytes(b"---\nid: x\n\xff\xfe\n")
+    with pytest.raises(RecordError, match=r"bin.md:3: the file is not UTF-8 text"):
+        load_record(path, root=tmp_path)
+
+
+def write(tmp_path: Path, **fields: str) -> None:
+    path = tmp_path / f"errors/{fields.get('source', 'demo')}/{fields['id']}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(record_text(**fields))
+
+
+def test_duplicate_code_across_records(tmp_path):
+    write(tmp_path, id="demo-oom")
+    write(tmp_path, id="demo-other", code="demo1")
+    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    messages = [str(p) for p in problems]
+    assert "errors/demo/demo-other.md:3: code 'demo1' is already used by errors/demo/demo-oom.md" in messages
+
+
+def test_unknown_related_id(tmp_path):
+    write(tmp_path, id="demo-oom", related="[demo-nothing]")
+    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    assert [str(p) for p in problems] == ["errors/demo/demo-oom.md:15: related[0]: no record has the id 'demo-nothing'"]
+
+
+def test_example_claimed_by_another_records_template(tmp_path):
+    write(tmp_path, id="demo-oom")
+    write(tmp_path, id="demo-other", code="DEMO2")  # same template: each claims the other's example
+    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    assert any("is also matched by demo-other's template" in str(p) for p in problems)
+
+
+def test_the_real_catalogue_is_valid():
+    catalogue, problems = load_catalogue(ROOT / "errors", root=ROOT)
+    assert [str(p) for p in problems] == []
+    assert "xla-e1000" in catalogue.records
