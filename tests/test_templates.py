@@ -19,7 +19,7 @@ def test_values_are_typed_and_sizes_are_bytes():
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("2.00 GiB", 2 * 1024**3), ("512 bytes", 512), ("1.5MiB", 1.5 * 1024**2), ("3 GB", 3e9), ("0B", 0)],
+    [("2.00 GiB", 2 * 1024**3), ("512 bytes", 512), ("1.5MiB", 1.5 * 1024**2), ("3 GB", 3e9), ("0B", 0), ("139. MiB", 139 * 1024**2)],
 )
 def test_parse_size(text, expected):
     assert parse_size(text) == expected

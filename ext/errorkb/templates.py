@@ -25,7 +25,7 @@ MAX_LINE = 4096
 _SIZE_UNITS = r"(?:[KMGTPE]i?B|[KMGTPE]|[kmgt]i?b|[KMGTPE]iB|bytes|byte|B)"
 TYPES: dict[str, tuple[str, str]] = {
     "size": (
-        r"[0-9]{1,20}(?:[.,][0-9]{1,6})?[ \t]?" + _SIZE_UNITS,
+        r"[0-9]{1,20}(?:[.,][0-9]{0,6})?[ \t]?" + _SIZE_UNITS,
         "a size with its unit: 49.34G, 2.00 GiB, 512 bytes",
     ),
     "int": (r"-?[0-9][0-9,]{0,24}", "a whole number: 42, -1, 1,024"),
@@ -143,7 +143,7 @@ _UNIT_FACTORS = {
     "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4, "pib": 1024**5, "eib": 1024**6,
     "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4, "pb": 1000**5, "eb": 1000**6,
 }
-_SIZE_PARTS = re.compile(r"([0-9]+(?:[.,][0-9]+)?)[ \t]?([A-Za-z]+)")
+_SIZE_PARTS = re.compile(r"([0-9]+(?:[.,][0-9]*)?)[ \t]?([A-Za-z]+)")
 
 
 def parse_size(text: str) -> float | None:
