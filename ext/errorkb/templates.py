@@ -132,7 +132,7 @@ class Value:
         out: dict[str, Any] = {"type": self.type, "text": self.text}
         if self.number is not None:
             out["bytes" if self.type == "size" else "value"] = (
-                int(self.number) if self.number.is_integer() else self.number
+                int(self.number) if float(self.number).is_integer() else self.number
             )
         return out
 
