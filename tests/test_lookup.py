@@ -168,3 +168,8 @@ def build_index_from(templates: dict[str, str]) -> LookupIndex:
             self.fixes = ()
 
     return build_index(Catalogue({k: FakeRecord(k, t) for k, t in templates.items()}))  # type: ignore[arg-type]
+
+
+def test_a_message_whole_in_one_line_is_reported_on_that_line(index):
+    top = lookup(index, "Epoch 3/10\n" + DETAIL + "\nexit code 1").matches[0]
+    assert (top.line, top.lines, top.text) == (1, 1, DETAIL)

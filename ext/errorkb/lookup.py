@@ -299,10 +299,12 @@ def exact_matches(index: LookupIndex, lines: list[Line], notices: list[str]) -> 
     seen: set[str] = set()
     budget = MAX_SCAN
     for i, line in enumerate(lines):
-        tries = [(line.text, words[i], 1)]
-        if i + 1 < len(lines) and lines[i + 1].number == line.number + 1:
-            tries.append((line.text + " " + lines[i + 1].text, words[i] | words[i + 1], 2))
-        for text, present, span in tries:
+        # The line alone, then joined to the one before: a message found whole in one line is
+        # reported on that line, not on the pair.
+        tries = [(line, line.text, words[i], 1)]
+        if i > 0 and lines[i - 1].number == line.number - 1:
+            tries.append((lines[i - 1], lines[i - 1].text + " " + line.text, words[i - 1] | words[i], 2))
+        for first, text, present, span in tries:
             if text in seen:
                 continue
             seen.add(text)
@@ -318,7 +320,7 @@ def exact_matches(index: LookupIndex, lines: list[Line], notices: list[str]) -> 
                     return _rank(index, hits)
                 m = entry.template.regex.search(text)
                 if m:
-                    hits[e] = (line, span, text, m)
+                    hits[e] = (first, span, text, m)
     return _rank(index, hits)
 
 

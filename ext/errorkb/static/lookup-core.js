@@ -135,13 +135,14 @@
     let budget = MAX_SCAN;
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i];
-      const tries = [[line.text, words[i], 1]];
-      if (i + 1 < lines.length && lines[i + 1].number === line.number + 1) {
-        const both = new Set(words[i]);
-        for (const w of words[i + 1]) both.add(w);
-        tries.push([line.text + " " + lines[i + 1].text, both, 2]);
+      // The line alone, then joined to the one before (as in lookup.py).
+      const tries = [[line, line.text, words[i], 1]];
+      if (i > 0 && lines[i - 1].number === line.number - 1) {
+        const both = new Set(words[i - 1]);
+        for (const w of words[i]) both.add(w);
+        tries.push([lines[i - 1], lines[i - 1].text + " " + line.text, both, 2]);
       }
-      for (const [text, present, span] of tries) {
+      for (const [first, text, present, span] of tries) {
         if (seen.has(text)) continue;
         seen.add(text);
         for (const e of candidates(index, present)) {
@@ -154,7 +155,7 @@
             return rank(index, hits);
           }
           const m = regexOf(index, e).exec(text);
-          if (m) hits.set(e, { line: line, span: span, text: text, m: m });
+          if (m) hits.set(e, { line: first, span: span, text: text, m: m });
         }
       }
     }
