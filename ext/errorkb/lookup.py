@@ -55,26 +55,40 @@ _TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # The index
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass
 class Entry:
     """One template of one record, with the words that short-list it."""
 
     record: int  # index into LookupIndex.records
-    template: Template
+    text: str
+    specificity: int
     words: tuple[str, ...]  # whole literal words (lower case) every matching line contains
     key: str | None  # the rarest of ``words``; None: tried on every line
+    compiled: Template | None = None
+
+    @property
+    def template(self) -> Template:
+        """Compiled on first use: a search compiles only the templates it short-lists."""
+        if self.compiled is None:
+            self.compiled = compile_template(self.text)
+        return self.compiled
 
 
 @dataclasses.dataclass
 class LookupIndex:
     records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles)
-    entries: list[Entry]
-    idf: dict[str, float]
+    entries: list[Entry]  # in the order of their records
     docs: list[dict[str, int]]  # per record: term -> frequency
-    lengths: list[int]
-    avgdl: float
 
     def __post_init__(self) -> None:
+        self.lengths = [sum(doc.values()) for doc in self.docs]
+        self.avgdl = sum(self.lengths) / len(self.docs) if self.docs else 1.0
+        doc_freq: dict[str, int] = {}
+        for doc in self.docs:
+            for term in doc:
+                doc_freq[term] = doc_freq.get(term, 0) + 1
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in doc_freq.items()}
         self.by_key: dict[str, list[int]] = {}
         self.always: list[int] = []
         for i, entry in enumerate(self.entries):
@@ -84,31 +98,31 @@ class LookupIndex:
                 self.by_key.setdefault(entry.key, []).append(i)
 
     def to_json(self) -> dict[str, Any]:
-        """The index as shipped to the browser; ``from_json`` reads it back."""
-        return {
-            "version": INDEX_VERSION,
-            "records": self.records,
-            "templates": [
-                {"r": e.record, "text": e.template.text, "js": e.template.js_source,
-                 "names": [p.name for p in e.template.placeholders],
-                 "types": [p.type for p in e.template.placeholders],
-                 "spec": e.template.specificity, "words": list(e.words), "key": e.key}
-                for e in self.entries
-            ],
-            "bm25": {"k1": BM25_K1, "b": BM25_B, "avgdl": self.avgdl, "idf": self.idf,
-                     "docs": self.docs, "lengths": self.lengths},
-        }
+        """The index as shipped to the browser; ``from_json`` reads it back.
+
+        Each record holds its templates and its BM25 term counts, so that the words they share
+        sit close together and compress well.
+        """
+        records = [{**rec, "terms": doc, "templates": []} for rec, doc in zip(self.records, self.docs)]
+        for e in self.entries:
+            records[e.record]["templates"].append({
+                "text": e.text, "js": e.template.js_source,
+                "names": [p.name for p in e.template.placeholders],
+                "types": [p.type for p in e.template.placeholders],
+                "spec": e.specificity, "words": list(e.words), "key": e.key,
+            })
+        return {"version": INDEX_VERSION, "records": records}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "LookupIndex":
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
-        entries = [
-            Entry(t["r"], compile_template(t["text"]), tuple(t["words"]), t["key"])
-            for t in data["templates"]
-        ]
-        bm = data["bm25"]
-        return cls(data["records"], entries, bm["idf"], bm["docs"], bm["lengths"], bm["avgdl"])
+        records, entries, docs = [], [], []
+        for r, rec in enumerate(data["records"]):
+            records.append({k: rec[k] for k in ("id", "code", "title", "url", "fixes")})
+            docs.append(rec["terms"])
+            entries += [Entry(r, t["text"], t["spec"], tuple(t["words"]), t["key"]) for t in rec["templates"]]
+        return cls(records, entries, docs)
 
 
 def record_url(record: Record) -> str:
@@ -134,18 +148,10 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
         for w in words:
             df[w] = df.get(w, 0) + 1
     entries = [
-        Entry(r, t, words, min(words, key=lambda w: (df[w], -len(w), w)) if words else None)
+        Entry(r, t.text, t.specificity, words, min(words, key=lambda w: (df[w], -len(w), w)) if words else None, t)
         for r, t, words in pending
     ]
-    n = len(docs)
-    doc_freq: dict[str, int] = {}
-    for doc in docs:
-        for term in doc:
-            doc_freq[term] = doc_freq.get(term, 0) + 1
-    idf = {t: round(math.log(1 + (n - d + 0.5) / (d + 0.5)), 6) for t, d in sorted(doc_freq.items())}
-    lengths = [sum(doc.values()) for doc in docs]
-    avgdl = round(sum(lengths) / n, 6) if n else 1.0
-    return LookupIndex(records, entries, idf, docs, lengths, avgdl)
+    return LookupIndex(records, entries, docs)
 
 
 def whole_words(template: Template) -> tuple[str, ...]:
@@ -335,7 +341,7 @@ def _rank(index: LookupIndex, hits: dict[int, tuple[Line, int, str, Any]]) -> li
     best: dict[int, tuple[tuple[int, int, int, int], int]] = {}
     for e, (line, span, _, _) in hits.items():
         entry = index.entries[e]
-        key = (-entry.template.specificity, line.number, span, e)
+        key = (-entry.specificity, line.number, span, e)
         if entry.record not in best or key < best[entry.record][0]:
             best[entry.record] = (key, e)
     matches = []
@@ -343,8 +349,8 @@ def _rank(index: LookupIndex, hits: dict[int, tuple[Line, int, str, Any]]) -> li
         entry = index.entries[e]
         line, span, text, m = hits[e]
         values = {ph.name: Value.parse(ph.type, m.group(f"p{i}")) for i, ph in enumerate(entry.template.placeholders)}
-        matches.append(Match(index.records[entry.record], True, float(entry.template.specificity), values,
-                             line.number, span, text, m.span(), entry.template.text))
+        matches.append(Match(index.records[entry.record], True, float(entry.specificity), values,
+                             line.number, span, text, m.span(), entry.text))
     return matches
 
 

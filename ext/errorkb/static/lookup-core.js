@@ -36,21 +36,44 @@
     if (!data || data.version !== INDEX_VERSION) {
       throw new Error("not an errorkb lookup index of version " + INDEX_VERSION);
     }
+    // Flatten the records' templates (in record order, as lookup.py does) and derive the
+    // BM25 statistics from the records' term counts.
+    const templates = [];
+    const docs = [];
+    const lengths = [];
+    const docFreq = new Map();
+    data.records.forEach(function (rec, r) {
+      for (const t of rec.templates) templates.push(Object.assign({ r: r }, t));
+      docs.push(rec.terms);
+      let length = 0;
+      for (const term of Object.keys(rec.terms)) {
+        length += rec.terms[term];
+        docFreq.set(term, (docFreq.get(term) || 0) + 1);
+      }
+      lengths.push(length);
+    });
+    const n = docs.length;
+    const idf = new Map();
+    for (const [term, d] of docFreq) idf.set(term, Math.log(1 + (n - d + 0.5) / (d + 0.5)));
+    let total = 0;
+    for (const l of lengths) total += l;
+    const bm25 = { docs: docs, lengths: lengths, idf: idf, avgdl: n ? total / n : 1.0 };
     const byKey = new Map();
     const always = [];
-    data.templates.forEach(function (t, i) {
+    templates.forEach(function (t, i) {
       if (t.key === null) always.push(i);
       else {
         if (!byKey.has(t.key)) byKey.set(t.key, []);
         byKey.get(t.key).push(i);
       }
     });
-    return { data: data, byKey: byKey, always: always, regexes: new Array(data.templates.length) };
+    return { records: data.records, templates: templates, bm25: bm25, byKey: byKey, always: always,
+      regexes: new Array(templates.length) };
   }
 
   function regexOf(index, e) {
     let re = index.regexes[e];
-    if (!re) re = index.regexes[e] = new RegExp(index.data.templates[e].js);
+    if (!re) re = index.regexes[e] = new RegExp(index.templates[e].js);
     return re;
   }
 
@@ -128,7 +151,7 @@
   }
 
   function exactMatches(index, lines, notices) {
-    const templates = index.data.templates;
+    const templates = index.templates;
     const words = lines.map(function (l) { return wordSet(l.text); });
     const hits = new Map();
     const seen = new Set();
@@ -168,7 +191,7 @@
   }
 
   function rank(index, hits) {
-    const templates = index.data.templates;
+    const templates = index.templates;
     const best = new Map();
     for (const [e, hit] of hits) {
       const entry = templates[e];
@@ -183,7 +206,7 @@
       const values = {};
       entry.names.forEach(function (name, i) { values[name] = parseValue(entry.types[i], hit.m[i + 1]); });
       return {
-        record: index.data.records[entry.r], exact: true, score: entry.spec, values: values,
+        record: index.records[entry.r], exact: true, score: entry.spec, values: values,
         line: hit.line.number, lines: hit.span, text: hit.text,
         span: [hit.m.index, hit.m.index + hit.m[0].length], template: entry.text,
         explanation: explain(values),
@@ -207,7 +230,7 @@
   }
 
   function closest(index, lines) {
-    const bm = index.data.bm25;
+    const bm = index.bm25;
     const set = new Set();
     for (const line of lines) for (const t of terms(line.text)) set.add(t);
     const query = Array.from(set).sort();
@@ -217,13 +240,13 @@
       let score = 0.0;
       for (const term of query) {
         const tf = Object.prototype.hasOwnProperty.call(doc, term) ? doc[term] : 0;
-        if (tf) score += bm.idf[term] * tf * (BM25_K1 + 1) / (tf + norm);
+        if (tf) score += bm.idf.get(term) * tf * (BM25_K1 + 1) / (tf + norm);
       }
       if (score > 0) scores.push([score, r]);
     });
     scores.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
     return scores.map(function (s) {
-      return { record: index.data.records[s[1]], exact: false, score: Math.round(s[0] * 10000) / 10000,
+      return { record: index.records[s[1]], exact: false, score: Math.round(s[0] * 10000) / 10000,
         values: {}, line: null, lines: 0, text: "", span: [0, 0], template: "", explanation: null };
     });
   }
