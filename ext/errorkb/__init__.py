@@ -18,6 +18,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from .domain import setup_domain
     from .pages import setup_pages
     from .reference import setup_reference
+    from .search import setup_search
 
     app.setup_extension("myst_parser")
     app.setup_extension("sphinx_design")
@@ -26,6 +27,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_pages(app)
     setup_catalogue(app)
     setup_reference(app)
+    setup_search(app)
     app.connect("config-inited", lambda app, config: config.html_static_path.append(str(STATIC)))
     app.add_css_file("errorkb.css")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -1,0 +1,184 @@
+"""Speed and size of the paste lookup with 1,000 and 10,000 synthetic templates.
+
+    python bench/lookup.py [--json]
+
+For each catalogue size: the Python engine's time for a 1-line and a 200-line paste (p50, p95),
+``errorkb lookup --index`` as a process (start-up included, p50), the browser's lookup in a Web
+Worker in headless Chromium (p50, p95 of the round trip), and the payload a search downloads
+(index and scripts), raw and gzipped.  The templates are generated here, one record each, with
+made-up words so that they are as distinct as real messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "ext"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from chromium import chromium, serve  # noqa: E402
+from errorkb.lookup import build_index, lookup  # noqa: E402
+from errorkb.records import Catalogue, Fix  # noqa: E402
+from errorkb.templates import compile_template  # noqa: E402
+
+STATIC = ROOT / "ext" / "errorkb" / "static"
+SCRIPTS = ("lookup-core.js", "lookup-worker.js", "lookup-page.js")
+SHAPES = [
+    ("{w0}Error: {w1} {w2} failed to allocate {{requested:size}} on device {{gpu:int}} ({w3} {w4})",
+     "{w0}Error: {w1} {w2} failed to allocate 2.50 GiB on device 3 ({w3} {w4})"),
+    ("{w0} out of memory in {w1} {w2}: used {{used:size}} of {{capacity:size}} {w3} {w4}",
+     "{w0} out of memory in {w1} {w2}: used 40.10G of 32.00G {w3} {w4}"),
+    ("[{W0}] {w1} {w2} exceeds the {w3} limit of {{limit:size}} for {{chip:identifier}}",
+     "[{W0}] {w1} {w2} exceeds the {w3} limit of 24.00GB for trn2"),
+    ("{w0} {w1} could not reserve {{requested:size}}; {{free:size}} free in {w2} {w3}",
+     "{w0} {w1} could not reserve 1.50G; 300.00M free in {w2} {w3}"),
+]
+
+
+def vocabulary(rng: random.Random, n: int) -> list[str]:
+    syllables = ["ka", "lo", "mem", "tor", "vex", "qua", "zil", "pra", "dun", "rek", "sho", "bri", "gal", "nop", "tiv"]
+    words: set[str] = set()
+    while len(words) < n:
+        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def synthetic(count: int, seed: int = 7) -> tuple[Catalogue, list[str]]:
+    """``count`` records of one template each, and one example line per record."""
+    rng = random.Random(seed)
+    words = vocabulary(rng, max(2000, count))
+    records, examples = {}, []
+    for i in range(count):
+        template, example = SHAPES[i % len(SHAPES)]
+        fill = {f"w{k}": rng.choice(words) for k in range(5)}
+        fill["W0"] = f"NCC_B{i:05d}"
+        fill["w0"] = fill["w0"] + str(i)
+        rid = f"bench-{i:05d}"
+        compiled = compile_template(template.format(**fill))
+        examples.append(example.format(**fill))
+        records[rid] = SimpleNamespace(
+            id=rid, code=f"B{i:05d}", title=f"Synthetic error {i}", aliases=[], path=f"errors/bench/{rid}.md",
+            templates=((compiled,),), messages=[SimpleNamespace(examples=[examples[-1]])],
+            fixes=(Fix("Use a smaller batch", "", 1), Fix("Free memory", "", 2)))
+    return Catalogue(records), examples  # type: ignore[arg-type]
+
+
+def noise(rng: random.Random, n: int) -> list[str]:
+    return [f"2024-05-01 12:{i // 60:02d}:{i % 60:02d}.{rng.randint(0, 999):03d} INFO step {i} loss={rng.random():.4f} "
+            f"memory allocated {rng.randint(1, 80)}.{rng.randint(0, 99)}G of device out of {rng.randint(1, 99)} batches"
+            for i in range(n)]
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def stats(samples: list[float]) -> dict[str, float]:
+    return {"p50_ms": round(statistics.median(samples), 3), "p95_ms": round(percentile(samples, 0.95), 3)}
+
+
+def pastes(examples: list[str], rng: random.Random, runs: int) -> dict[str, list[str]]:
+    one = [rng.choice(examples) for _ in range(runs)]
+    many = []
+    for _ in range(runs):
+        lines = noise(rng, 199)
+        lines.insert(rng.randint(0, 199), rng.choice(examples))
+        many.append("\n".join(lines))
+    return {"1-line": one, "200-line": many}
+
+
+def bench_size(count: int, runs: int, workdir: Path) -> dict:
+    rng = random.Random(count)
+    catalogue, examples = synthetic(count)
+    start = time.perf_counter()
+    index = build_index(catalogue)
+    built_ms = (time.perf_counter() - start) * 1000
+    site = workdir / f"site-{count}"
+    (site / "_static").mkdir(parents=True)
+    data = json.dumps(index.to_json(), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    (site / "_static" / "errorkb-lookup-index.json").write_bytes(data)
+    for name in SCRIPTS:
+        shutil.copy(STATIC / name, site / "_static" / name)
+    payload = data + b"".join((STATIC / n).read_bytes() for n in SCRIPTS)
+    out: dict = {"templates": count, "build_index_ms": round(built_ms, 1),
+                 "index_bytes": len(data), "index_gzip_bytes": len(gzip.compress(data, 9)),
+                 "payload_bytes": len(payload), "payload_gzip_bytes": len(gzip.compress(payload, 9))}
+    cases = pastes(examples, rng, runs)
+    for name, texts in cases.items():
+        samples, found = [], 0
+        for text in texts:
+            t = time.perf_counter()
+            result = lookup(index, text)
+            samples.append((time.perf_counter() - t) * 1000)
+            found += bool(result.exact)
+        out[f"python_{name}"] = {**stats(samples), "exact": found / len(texts)}
+    cli = []
+    for text in cases["1-line"][:5]:
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "errorkb.cli", "lookup", "--index",
+                        str(site / "_static" / "errorkb-lookup-index.json"), text],
+                       capture_output=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT / "ext")}, check=False)
+        cli.append((time.perf_counter() - t) * 1000)
+    out["cli_process_ms_p50"] = round(statistics.median(cli), 1)
+    (site / "bench.html").write_text(HARNESS, encoding="utf-8")
+    with serve(site) as base, chromium() as page:
+        page.goto(base + "bench.html")
+        load_ms = page.evaluate("() => window.search('warm up')")["roundtrip"]
+        out["chromium_first_search_ms"] = round(load_ms, 1)
+        for name, texts in cases.items():
+            times = [page.evaluate("q => window.search(q)", text) for text in texts]
+            out[f"chromium_{name}"] = {**stats([t["roundtrip"] for t in times]),
+                                       "worker_p95_ms": round(percentile([t["ms"] for t in times], 0.95), 3),
+                                       "exact": sum(t["exact"] for t in times) / len(times)}
+    return out
+
+
+HARNESS = """<!doctype html><meta charset="utf-8"><title>lookup bench</title><script>
+const worker = new Worker('_static/lookup-worker.js');
+const waiting = new Map(); let next = 0;
+worker.onmessage = e => { const w = waiting.get(e.data.id); waiting.delete(e.data.id); w(e.data); };
+window.search = q => new Promise(resolve => {
+  const id = ++next, start = performance.now();
+  waiting.set(id, d => resolve({roundtrip: performance.now() - start, ms: d.ms,
+    exact: !!(d.result && d.result.matches.length && d.result.matches[0].exact)}));
+  worker.postMessage({id, q, top: 5, indexUrl: new URL('_static/errorkb-lookup-index.json', location).href});
+});
+</script>"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="end with one JSON object")
+    parser.add_argument("--runs", type=int, default=50, help="pastes per measurement (default: 50)")
+    args = parser.parse_args(argv)
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for count in (1000, 10000):
+            results[str(count)] = r = bench_size(count, args.runs, Path(tmp))
+            print(f"{count} templates: index {r['index_bytes'] / 1024:.0f} KiB ({r['index_gzip_bytes'] / 1024:.0f} KiB gzipped), "
+                  f"payload {r['payload_gzip_bytes'] / 1024:.0f} KiB gzipped; built in {r['build_index_ms']:.0f} ms")
+            for kind in ("python_1-line", "python_200-line", "chromium_1-line", "chromium_200-line"):
+                m = r[kind]
+                print(f"  {kind:18} p50 {m['p50_ms']:8.2f} ms  p95 {m['p95_ms']:8.2f} ms  exact {m['exact']:.2f}")
+            print(f"  CLI process (start-up included) p50 {r['cli_process_ms_p50']:.0f} ms; "
+                  f"first browser search (index load) {r['chromium_first_search_ms']:.0f} ms")
+    if args.json:
+        print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

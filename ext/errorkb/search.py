@@ -1,0 +1,133 @@
+"""The site's paste lookup: the index emitted at build time, the lookup page and the paste box.
+
+Where things live in the built site (``_build/html``):
+
+- ``_static/errorkb-lookup-index.json``: the lookup index (templates with their JavaScript
+  matchers, record titles and first fixes, BM25 statistics), written when the build finishes.
+  ``errorkb lookup --index`` reads the same file.
+- ``_static/lookup-core.js`` (the algorithm, shared with the node parity test),
+  ``_static/lookup-worker.js`` (runs it off the main thread) and ``_static/lookup-page.js``
+  (the page): none is loaded before someone searches.
+- ``lookup.html``: the search page; ``lookup.html?q=TEXT`` runs a search and can be shared.
+- ``errorkb-opensearch.xml``: lets a browser's address bar search the site.
+
+The ``errorkb-paste`` directive puts a paste box on a page (the landing page) that opens the
+lookup page with the paste.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.builders.html import StandaloneHTMLBuilder
+from sphinx.util.docutils import SphinxDirective
+
+from .lookup import build_index
+from .pages import catalogue_of
+
+INDEX_FILE = "_static/errorkb-lookup-index.json"
+PAGE = "lookup"
+OPENSEARCH_FILE = "errorkb-opensearch.xml"
+
+
+def _relative_root(docname: str) -> str:
+    return "../" * docname.count("/")
+
+
+class PasteDirective(SphinxDirective):
+    """A form with a text area that opens the lookup page with the paste (``?q=``)."""
+
+    def run(self) -> list[nodes.Node]:
+        action = html.escape(_relative_root(self.env.docname) + PAGE + ".html")
+        form = (
+            f'<form class="errorkb-paste" action="{action}" method="get" role="search">'
+            '<label for="errorkb-paste-q">Paste your error message or log:</label>'
+            '<textarea id="errorkb-paste-q" name="q" rows="5" spellcheck="false" required '
+            'placeholder="RESOURCE_EXHAUSTED: ... Used 49.34G of 32.00G hbm ..."></textarea>'
+            '<button type="submit">Find my error</button></form>'
+        )
+        return [nodes.raw("", form, format="html")]
+
+
+_PAGE_BODY = """\
+<h1>Find your error</h1>
+<p>Paste an error message, a traceback or a whole log. Each line, and each pair of lines (for
+messages that wrapped), is compared with the message templates of every error in the catalogue;
+the values in your paste are pulled out and explained. When no template matches exactly, the
+closest errors are listed and marked as such. The search runs in your browser, on the index
+<a href="{index}"><code>{index}</code></a> built with the site; nothing is sent anywhere.</p>
+<form id="errorkb-lookup-form" class="errorkb-paste" role="search" data-index="{index}"
+      data-worker="_static/lookup-worker.js">
+<label for="errorkb-lookup-q">Error message or log</label>
+<textarea id="errorkb-lookup-q" name="q" rows="8" spellcheck="false"
+          placeholder="Paste the error here"></textarea>
+<button type="submit">Find my error</button>
+</form>
+<p id="errorkb-lookup-status" class="errorkb-lookup-status" role="status" aria-live="polite"></p>
+<ol id="errorkb-lookup-results" class="errorkb-lookup-results"></ol>
+<noscript><p>This page needs JavaScript; the command <code>errorkb lookup</code> does the same in a terminal.</p></noscript>
+<script src="_static/lookup-page.js" defer></script>
+"""
+
+_OPENSEARCH = """\
+<?xml version="1.0" encoding="UTF-8"?>
+<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">
+  <ShortName>{name}</ShortName>
+  <Description>Find an accelerator memory error by its message</Description>
+  <InputEncoding>UTF-8</InputEncoding>
+  <Url type="text/html" method="get" template="{base}{page}.html?q={{searchTerms}}"/>
+</OpenSearchDescription>
+"""
+
+
+def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """``html-collect-pages``: the lookup page, in the theme's page layout."""
+    if not isinstance(app.builder, StandaloneHTMLBuilder) or app.builder.name != "html":
+        return
+    body = _PAGE_BODY.format(index=html.escape(INDEX_FILE))
+    yield PAGE, {"title": "Find your error", "body": body}, "page.html"
+
+
+def add_opensearch_link(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """``html-page-context``: every page tells the browser where the OpenSearch description is."""
+    if app.builder.name != "html":
+        return
+    href = html.escape(_relative_root(pagename) + OPENSEARCH_FILE)
+    title = html.escape(app.config.project)
+    context["metatags"] = context.get("metatags", "") + (
+        f'\n<link rel="search" type="application/opensearchdescription+xml" title="{title}" href="{href}">'
+    )
+
+
+def write_index(app: Sphinx, exception: Exception | None) -> None:
+    """``build-finished``: the lookup index and the OpenSearch description."""
+    if exception is not None or app.builder.name != "html":
+        return
+    catalogue = catalogue_of(app.env)
+    urls = {}
+    for record in catalogue.records.values():
+        docname = record.path.removesuffix(".md")
+        urls[record.id] = app.builder.get_target_uri(docname)
+    index = build_index(catalogue, urls)
+    out = Path(app.outdir)
+    target = out / INDEX_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(index.to_json(), separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
+    base = app.config.errorkb_base_url.rstrip("/") + "/" if app.config.errorkb_base_url else ""
+    (out / OPENSEARCH_FILE).write_text(
+        _OPENSEARCH.format(name=html.escape(app.config.project), base=html.escape(base), page=PAGE),
+        encoding="utf-8",
+    )
+
+
+def setup_search(app: Sphinx) -> None:
+    app.add_directive("errorkb-paste", PasteDirective)
+    app.add_css_file("lookup.css")
+    app.connect("html-collect-pages", collect_pages)
+    app.connect("html-page-context", add_opensearch_link)
+    app.connect("build-finished", write_index)

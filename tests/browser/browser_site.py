@@ -1,0 +1,79 @@
+"""Browser fixtures: a built demo site served on 127.0.0.1, and Debian's Chromium under Playwright.
+
+Chromium comes from the system (``apt-get install chromium`` when missing), never a downloaded
+browser.  Without it the tests are skipped, except under CI, where they fail."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import sys
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from conftest import Project  # noqa: E402  (tests/conftest.py)
+from lookup_records import write_records  # noqa: E402
+from system_tools import require, unavailable  # noqa: E402
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+INDEX = "# Demo errors\n\n```{errorkb-paste}\n```\n\n```{toctree}\n:glob:\n\nerrors/*/*\n```\n"
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = Project(tmp_path_factory.mktemp("site"))
+    project.write("index.md", INDEX)
+    write_records(project.root)
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    return project.out
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def base_url(site: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    executable = require("chromium", "chromium")
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError:
+        unavailable("the playwright package is not installed")
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    except Error as exc:
+        playwright.stop()
+        unavailable(f"Chromium did not start: {exc}")
+    yield browser
+    browser.close()
+    playwright.stop()
+
+
+@pytest.fixture
+def page(browser) -> Iterator[object]:
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()

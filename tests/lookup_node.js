@@ -1,0 +1,23 @@
+// Runs pastes through the browser's lookup (ext/errorkb/static/lookup-core.js) under node.
+// Usage: node lookup_node.js INDEX.json < [{"q": "...", "top": 5}, ...]
+// Prints one JSON list: per paste {"matches": [...--json entries plus line and explanation], "notices": [...]}.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const core = require(path.join(__dirname, "..", "ext", "errorkb", "static", "lookup-core.js"));
+
+const index = core.prepare(JSON.parse(fs.readFileSync(process.argv[2], "utf8")));
+const jobs = JSON.parse(fs.readFileSync(0, "utf8"));
+const out = jobs.map(function (job) {
+  const result = core.lookup(index, job.q, job.top || 5);
+  return {
+    matches: result.matches.map(function (m) {
+      const entry = core.matchJson(m);
+      entry.line = m.line;
+      entry.explanation = m.explanation ? m.explanation.text : null;
+      return entry;
+    }),
+    notices: result.notices,
+  };
+});
+process.stdout.write(JSON.stringify(out));

@@ -1,0 +1,61 @@
+"""A small catalogue for the lookup tests: generic and specific templates, a wrapped message,
+a whole-line message, placeholders of several types."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import record_text
+
+# id -> (source, code, title, [(template, [examples])])
+RECORDS = {
+    "demo-cuda-generic": ("demo", "DCG", "Demo CUDA allocation failed", [
+        ("CUDA out of memory. Tried to allocate {requested:size}",
+         ["torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB."]),
+    ]),
+    "demo-cuda-detail": ("demo", "DCD", "Demo CUDA allocation failed, with the device's numbers", [
+        ("CUDA out of memory. Tried to allocate {requested:size} (GPU {gpu:int}; {capacity:size} total capacity; "
+         "{used:size} already allocated; {free:size} free",
+         ["RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 5.80 GiB total capacity; "
+          "4.36 GiB already allocated; 6.69 MiB free; 4.63 GiB reserved in total by PyTorch)"]),
+    ]),
+    "demo-hbm-limit": ("chip", "NCC_DEMO1", "Demo compiler peak exceeds the chip's HBM", [
+        ("Maximum peak HBM usage of {used:size} exceeds HBM limit of {limit:size} for {chip:identifier}.",
+         ["[NCC_DEMO1] Maximum peak HBM usage of 28.44GB exceeds HBM limit of 24.00GB for Trn2."]),
+    ]),
+    "demo-killed": ("host", None, "Demo process killed by the kernel", [
+        ("^Killed$", ["Killed"]),
+    ]),
+    "demo-tensor-oom": ("tf", "DTO", "Demo tensor allocation failed", [
+        ("OOM when allocating tensor with shape{shape:shape} and type {dtype:dtype} on {device:device} by allocator {allocator:identifier}",
+         ["Resource exhausted: OOM when allocating tensor with shape[1,512,647,3] and type float on "
+          "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu"]),
+    ]),
+}
+
+
+def record_markdown(id_: str) -> str:
+    source, code, title, messages = RECORDS[id_]
+    lines = ["messages:"]
+    for template, examples in messages:
+        lines.append(f"  - template: {json.dumps(template)}")
+        lines.append("    examples:")
+        lines += [f"      - {json.dumps(e)}" for e in examples]
+    text = record_text(id=id_, code=code or "", source=source)
+    head, rest = text.split("messages:\n", 1)
+    rest = rest.split("related:", 1)[1]
+    text = head + "\n".join(lines) + "\nrelated:" + rest
+    text = text.replace("title: Demo device ran out of memory", f"title: {title}")
+    if code is None:
+        text = text.replace("code: \n", "")
+    return text
+
+
+def write_records(root: Path) -> Path:
+    """Write every record under ``root/errors``; return that folder."""
+    for id_, (source, *_rest) in RECORDS.items():
+        path = root / "errors" / source / f"{id_}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(record_markdown(id_), encoding="utf-8")
+    return root / "errors"
