@@ -31,7 +31,8 @@ def report_lines(keys: list[str], results: dict[str, Result]) -> list[str]:
     lines = []
     for key in keys:
         result = results.get(key, Result(NOT_RUN, "not run"))
-        lines.append(f"{key}: {result.status}: {result.reason}")
+        sandbox = f" [sandbox: {result.isolation}]" if result.isolation else ""
+        lines.append(f"{key}: {result.status}: {result.reason}{sandbox}")
         if result.status == FAILED and result.output:
             lines += ["    " + line for line in result.output.rstrip().splitlines()[-30:]]
     return lines
