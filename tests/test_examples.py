@@ -207,6 +207,16 @@ def test_a_bad_snippet_is_a_warning_at_its_line(project) -> None:
     assert f"demo-oom.md:{line}: WARNING: :timeout: 'forever' must be a whole number" in done.stderr
 
 
+def test_a_bad_verified_file_is_a_warning_at_its_line(project) -> None:
+    project.add_record(with_snippets(NEEDS_CUDA))
+    project.write("errors/demo/demo-oom.verified.yaml",
+                  "- snippet: on-a-gpu\n  date: 2026-03-01\n  device: GPU\n  status: passed\n"
+                  "- snippet: elsewhere\n  date: 2026-03-01\n  device: GPU\n  status: maybe\n")
+    done = project.build()
+    assert done.returncode != 0
+    assert "errors/demo/demo-oom.verified.yaml:5: WARNING: status: Input should be 'passed' or 'failed'" in done.stderr
+
+
 def test_a_looping_snippet_fails_and_the_build_goes_on(project) -> None:
     project.add_record(with_snippets(LOOPS, FIXES_OK))
     done = project.build()

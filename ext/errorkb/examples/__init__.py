@@ -41,11 +41,11 @@ def load_all_verified(app: Sphinx, env: BuildEnvironment) -> dict[str, Any]:
         shown = path.relative_to(srcdir).as_posix()
         entries, problems = load_verified(path, shown)
         for problem in problems:
-            logger.warning(problem.message, location=(str(path), problem.line), type="errorkb", subtype="verified")
+            logger.warning(problem.message, location=f"{path}:{problem.line}", type="errorkb", subtype="verified")
         for snippet_id, entry in entries.items():
             key = f"{record.path}::{snippet_id}"
             if key not in known:
-                logger.warning(f"no snippet {snippet_id!r} on {record.path}", location=(str(path), 1),
+                logger.warning(f"no snippet {snippet_id!r} on {record.path}", location=f"{path}:1",
                                type="errorkb", subtype="verified")
             found[key] = entry
     return found
