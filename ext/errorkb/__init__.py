@@ -16,6 +16,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from .catalogue import setup_catalogue
     from .config import setup_config
     from .domain import setup_domain
+    from .examples import setup_examples
     from .pages import setup_pages
     from .reference import setup_reference
     from .search import setup_search
@@ -28,6 +29,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_catalogue(app)
     setup_reference(app)
     setup_search(app)
+    setup_examples(app)
     app.connect("config-inited", lambda app, config: config.html_static_path.append(str(STATIC)))
     app.add_css_file("errorkb.css")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -19,6 +19,9 @@ class Option:
 
 OPTIONS: tuple[Option, ...] = (
     Option("errorkb_records_dir", "errors", (str,), "Folder of the error records, relative to the source folder."),
+    Option("errorkb_run_examples", True, (bool,),
+           "Run the snippets during every build, so pages show real statuses (results are cached); "
+           "False shows cached results only. ``-b examples`` always runs them.", ""),
     Option("errorkb_base_url", "", (str,), "Public URL of the site, used in absolute links (sitemap, Open Graph).", "html"),
 )
 

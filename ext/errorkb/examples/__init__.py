@@ -1,0 +1,81 @@
+"""Examples that run: the ``snippet`` directive, its sandboxed runner, result cache and builder.
+
+A snippet on a record's page claims to reproduce the error, to fix it, or to show a doctest
+session.  After every page is read, the snippets run (each in a sandbox, in parallel, results
+cached under the doctree folder) and each page shows a badge: passed, failed or not run.
+``sphinx-build -b examples`` runs them all and fails on any failure; the pytest plugin in
+:mod:`.pytest_plugin` collects the same snippets as test items.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+from sphinx.util.display import status_iterator
+
+from ..pages import catalogue_of
+from .builder import ExamplesBuilder, summary_line
+from .directive import all_snippets, setup_directives, snippets_of, status_pages_of
+from .render import resolve
+from .runner import run_snippets
+from .verified import load_verified, verified_path
+
+logger = logging.getLogger(__name__)
+
+CACHE_FOLDER = "examples-cache"
+
+
+def load_all_verified(app: Sphinx, env: BuildEnvironment) -> dict[str, Any]:
+    """Every record's ``.verified.yaml``, keyed like the snippets; problems are warnings."""
+    srcdir = Path(app.srcdir)
+    known = {s.key for s in all_snippets(env)}
+    found = {}
+    for record in catalogue_of(env).records.values():
+        path = verified_path(srcdir / record.path)
+        if not path.is_file():
+            continue
+        shown = path.relative_to(srcdir).as_posix()
+        entries, problems = load_verified(path, shown)
+        for problem in problems:
+            logger.warning(problem.message, location=f"{path}:{problem.line}", type="errorkb", subtype="verified")
+        for snippet_id, entry in entries.items():
+            key = f"{record.path}::{snippet_id}"
+            if key not in known:
+                logger.warning(f"no snippet {snippet_id!r} on {record.path}", location=f"{path}:1",
+                               type="errorkb", subtype="verified")
+            found[key] = entry
+    return found
+
+
+def run_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    """``env-updated``: decide every snippet's status; return the pages whose statuses changed."""
+    snippets = all_snippets(env)
+    execute = app.config.errorkb_run_examples or app.builder.name == ExamplesBuilder.name
+
+    def progress(items: Any, length: int) -> Any:
+        return status_iterator(items, "running snippets... ", "darkgreen", length, app.verbosity,
+                               stringify_func=lambda s: s.key)
+
+    report = run_snippets(snippets, Path(app.doctreedir) / CACHE_FOLDER, execute=execute, progress=progress)
+    before = getattr(env, "errorkb_snippet_results", {})
+    verified = load_all_verified(app, env)
+    changed = verified != getattr(env, "errorkb_verified", {})
+    env.errorkb_snippet_results = report.results  # type: ignore[attr-defined]
+    env.errorkb_verified = verified  # type: ignore[attr-defined]
+    if snippets:
+        logger.info(summary_line(list(report.results.values())).replace("examples:", "snippets:")
+                    + f" ({len(report.executed)} run, {len(snippets) - len(report.executed)} from cache or skipped)")
+    pages = {d for d, page in snippets_of(env).items()
+             if changed or any(before.get(s.key) != report.results.get(s.key) for s in page)}
+    return sorted(pages | status_pages_of(env))
+
+
+def setup_examples(app: Sphinx) -> None:
+    setup_directives(app)
+    app.add_builder(ExamplesBuilder)
+    app.connect("env-updated", run_examples)
+    app.connect("doctree-resolved", resolve)

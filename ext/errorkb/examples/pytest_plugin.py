@@ -1,0 +1,69 @@
+"""pytest plugin: every snippet of every record is a test item, ``errors/<source>/<id>.md::<snippet id>``.
+
+Enabled with ``-p errorkb.examples.pytest_plugin`` (see ``pyproject.toml``).  Items whose
+requirements are missing are skipped with the reason; a failing item reports why, and the
+end of what the snippet printed.  Results are not cached: a test run always runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from . import requirements
+from .extract import snippets_in_record
+from .judge import FAILED, Result, run_one
+from .spec import Snippet
+
+RECORDS_DIR = "errors"
+
+
+class SnippetFailed(Exception):
+    def __init__(self, result: Result):
+        super().__init__(result.reason)
+        self.result = result
+
+
+class RecordFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        snippets, problems = snippets_in_record(self.path, self.config.rootpath)
+        if problems:
+            raise self.CollectError("\n".join(map(str, problems)))
+        hw = requirements.probe_hardware()
+        for snippet in snippets:
+            item = SnippetItem.from_parent(self, name=snippet.id, snippet=snippet)
+            gap = requirements.unmet(snippet, hw)
+            if gap:  # skipped at collection, so the report points at the snippet
+                item.add_marker(pytest.mark.skip(reason=gap))
+            yield item
+
+
+class SnippetItem(pytest.Item):
+    def __init__(self, *, snippet: Snippet, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.snippet = snippet
+
+    def runtest(self) -> None:
+        hw = requirements.probe_hardware()
+        result = run_one(self.snippet, requirements.where(self.snippet, hw))
+        if result.status == FAILED:
+            raise SnippetFailed(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, SnippetFailed):
+            result = excinfo.value.result
+            tail = "\n".join(result.output.rstrip().splitlines()[-40:])
+            return f"{self.snippet.path}:{self.snippet.line}: {self.snippet.kind} snippet {self.snippet.id!r} failed: {result.reason}\n{tail}"
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.snippet.line - 1, self.snippet.id
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> RecordFile | None:
+    records = parent.config.rootpath / RECORDS_DIR
+    if file_path.suffix == ".md" and file_path.parent.parent == records:
+        return RecordFile.from_parent(parent, path=file_path)
+    return None

@@ -1,0 +1,120 @@
+"""Fill in, as each page is written, the status of its snippets and the table of all snippets."""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+from .directive import all_snippets, snippet_node, snippet_status_node
+from .judge import FAILED, NOT_RUN, PASSED, Result
+from .spec import KINDS, Snippet
+from .verified import Verification
+
+BADGE_COLOURS = {PASSED: "success", FAILED: "danger", NOT_RUN: "secondary"}
+CLAIMS = {"reproduces": "Reproduces the error", "fixes": "Fix", "shows": "Shows"}
+OUTPUT_SHOWN = 4000  # characters of a failed snippet's output shown on its page
+
+
+def results_of(env: object) -> dict[str, Result]:
+    return getattr(env, "errorkb_snippet_results", {})
+
+
+def verified_of(env: object) -> dict[str, Verification]:
+    return getattr(env, "errorkb_verified", {})
+
+
+def badge(status: str) -> nodes.inline:
+    colour = BADGE_COLOURS[status]
+    return nodes.inline(text=status, classes=["sd-badge", f"sd-bg-{colour}", f"sd-bg-text-{colour}", "errorkb-snippet-badge"])
+
+
+def status_line(result: Result) -> nodes.paragraph:
+    """``[passed] on Python 3.11.7, jax 0.10.2 on CPU`` / ``[failed] exit status 1: ...``."""
+    para = nodes.paragraph(classes=["errorkb-snippet-status"])
+    para += badge(result.status)
+    text = {PASSED: f" ran on {result.reason}", FAILED: f" {result.reason}", NOT_RUN: f" {result.reason}"}[result.status]
+    para += nodes.Text(text)
+    if result.status != NOT_RUN and not result.network_isolated:
+        para += nodes.Text(" (the network could not be cut off on the build machine)")
+    return para
+
+
+def verified_block(entry: Verification) -> list[nodes.Node]:
+    para = nodes.paragraph(classes=["errorkb-snippet-verified"])
+    para += nodes.strong(text="Last verified on ")
+    para += nodes.Text(entry.summary())
+    out: list[nodes.Node] = [para]
+    if entry.output:
+        out.append(nodes.literal_block(entry.output, entry.output, language="text", classes=["errorkb-snippet-output"]))
+    return out
+
+
+def render_snippet(node: snippet_node, snippet: Snippet, result: Result | None, verified: Verification | None) -> None:
+    """Replace the placeholder by: what the snippet claims, its code, its status."""
+    result = result or Result(NOT_RUN, "not run in this build")
+    box = nodes.container(ids=node["ids"], classes=["errorkb-snippet", f"errorkb-snippet-{result.status.replace(' ', '-')}"])
+    head = nodes.paragraph(classes=["errorkb-snippet-claim"])
+    head += nodes.strong(text=CLAIMS[snippet.kind])
+    head += nodes.Text(f" ({snippet.id}): {KINDS[snippet.kind]}")
+    if snippet.requires:
+        head += nodes.Text("; needs ")
+        head += nodes.literal(text=", ".join(snippet.requires))
+    box += head
+    box += node.children
+    box += status_line(result)
+    if result.status == FAILED and result.output:
+        shown = result.output[-OUTPUT_SHOWN:]
+        box += nodes.literal_block(shown, shown, language="text", classes=["errorkb-snippet-output"])
+    if verified is not None:
+        box += verified_block(verified)
+    node.replace_self(box)
+
+
+def _row(*cells: nodes.Node) -> nodes.row:
+    row = nodes.row()
+    for cell in cells:
+        entry = nodes.entry()
+        entry += cell if isinstance(cell, nodes.paragraph) else nodes.paragraph("", "", cell)
+        row += entry
+    return row
+
+
+def status_table(app: Sphinx, fromdocname: str) -> list[nodes.Node]:
+    env = app.env
+    results, verified = results_of(env), verified_of(env)
+    snippets = all_snippets(env)
+    counts = {s: sum(1 for sn in snippets if (results.get(sn.key) or Result(NOT_RUN, "")).status == s) for s in BADGE_COLOURS}
+    summary = nodes.paragraph(text=f"{len(snippets)} snippets: {counts[PASSED]} passed, {counts[FAILED]} failed, "
+                                   f"{counts[NOT_RUN]} not run.", classes=["errorkb-snippet-summary"])
+    table = nodes.table(classes=["errorkb-snippet-table"])
+    group = nodes.tgroup(cols=4)
+    table += group
+    group += [nodes.colspec(colwidth=w) for w in (3, 2, 2, 6)]
+    head = nodes.thead()
+    head += _row(*(nodes.Text(t) for t in ("Snippet", "Claim", "Status", "Details")))
+    group += head
+    body = nodes.tbody()
+    docnames = {s.key: d for d, page in getattr(env, "errorkb_snippets", {}).items() for s in page}
+    for snippet in snippets:
+        result = results.get(snippet.key) or Result(NOT_RUN, "not run in this build")
+        uri = app.builder.get_relative_uri(fromdocname, docnames[snippet.key]) + f"#snippet-{snippet.id}"
+        link = nodes.reference("", "", nodes.literal(text=snippet.key), internal=True, refuri=uri)
+        details = nodes.paragraph(text=result.reason)
+        if snippet.key in verified:
+            details += nodes.Text(f"; last verified on {verified[snippet.key].summary()}")
+        body += _row(link, nodes.Text(snippet.kind), badge(result.status), details)
+    group += body
+    return [summary, table]
+
+
+def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    results, verified = results_of(app.env), verified_of(app.env)
+    by_key = {s.key: s for s in all_snippets(app.env)}
+    for node in list(doctree.findall(snippet_node)):
+        snippet = by_key.get(node["key"])
+        if snippet is None:
+            node.replace_self(node.children)
+            continue
+        render_snippet(node, snippet, results.get(snippet.key), verified.get(snippet.key))
+    for node in list(doctree.findall(snippet_status_node)):
+        node.replace_self(status_table(app, docname))
