@@ -15,16 +15,21 @@ STATIC = Path(__file__).parent / "static"
 def setup(app: Sphinx) -> dict[str, Any]:
     from .catalogue import setup_catalogue
     from .config import setup_config
-    from .domain import setup_domain
+    from .indexes import setup_indexes
+    from .links import setup_links
+    from .outputs import setup_outputs
     from .pages import setup_pages
     from .reference import setup_reference
 
     app.setup_extension("myst_parser")
     app.setup_extension("sphinx_design")
     setup_config(app)
-    setup_domain(app)
+    app.setup_extension("errorkb.domain")
     setup_pages(app)
     setup_catalogue(app)
+    setup_indexes(app)
+    setup_links(app)
+    setup_outputs(app)
     setup_reference(app)
     app.connect("config-inited", lambda app, config: config.html_static_path.append(str(STATIC)))
     app.add_css_file("errorkb.css")

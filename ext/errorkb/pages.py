@@ -19,8 +19,9 @@ from sphinx.application import Sphinx
 from sphinx.errors import SphinxError
 from sphinx.util.docutils import SphinxDirective
 
-from .domain import ErrorDomain, link_text
-from .records import CATEGORIES, PHASES, PLATFORMS, Catalogue, Record, load_catalogue
+from .domain import ErrorDomain, generated_xref, link_text
+from .indexes import DIMENSIONS, index_link
+from .records import Catalogue, Record, load_catalogue
 from .templates import TYPES, Placeholder
 
 
@@ -64,6 +65,21 @@ def assemble(app: Sphinx, docname: str, content: list[str]) -> None:
     content[0] = "\n".join(header) + "\n" + record.body.rstrip("\n") + "\n" + "\n".join(footer)
 
 
+def related_both_ways(catalogue: Catalogue, id_: str) -> list[str]:
+    """The ids a record lists in ``related``, then those of the records that list it."""
+    declared = list(catalogue.records[id_].related)
+    reverse = sorted(r.id for r in catalogue.records.values() if id_ in r.related and r.id not in declared)
+    return declared + reverse
+
+
+class referenced_by(nodes.General, nodes.Element):
+    """Where "Referenced by" goes; filled in when the page is written, once every page is read."""
+
+
+BADGE_COLOURS = {"source": "primary", "platform": "info", "framework": "secondary",
+                 "phase": "warning", "category": "light"}
+
+
 def _badge(text: str, colour: str) -> nodes.inline:
     return nodes.inline(text=text, classes=["sd-badge", f"sd-bg-{colour}", f"sd-bg-text-{colour}"])
 
@@ -105,15 +121,13 @@ class RecordDirective(SphinxDirective):
         index = addnodes.index(entries=[("single", f"{link_text(record.code, record.title)}; {record.id}", "", "", None)])
         summary = nodes.paragraph(text=record.summary, classes=["errorkb-summary"])
         badges = nodes.paragraph(classes=["errorkb-badges"])
-        for text, colour in [
-            (record.source, "primary"),
-            *((PLATFORMS[p], "info") for p in record.platforms),
-            *((f, "secondary") for f in record.frameworks),
-            (PHASES[record.phase], "warning"),
-            (CATEGORIES[record.category], "light"),
-        ]:
-            badges += _badge(text, colour)
-            badges += nodes.Text(" ")
+        for dimension in DIMENSIONS:
+            for value in dimension.values(record):
+                label = dimension.label(value)
+                link = index_link(dimension, value, f"All errors with {dimension.title.lower()} {label}")
+                link += _badge(label, BADGE_COLOURS[dimension.name])
+                badges += link
+                badges += nodes.Text(" ")
 
         messages = _section(self.state.document, "Messages", "messages")
         for i, message in enumerate(record.messages):
@@ -129,21 +143,22 @@ class RecordDirective(SphinxDirective):
 
 
 class RecordFooterDirective(SphinxDirective):
-    """Related errors and references, after the prose."""
+    """Related errors (declared on either side), references, and the pages that link here."""
 
     required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
-        record = catalogue_of(self.env).records[self.arguments[0]]
+        catalogue = catalogue_of(self.env)
+        record = catalogue.records[self.arguments[0]]
+        related_ids = related_both_ways(catalogue, record.id)
+        domain: ErrorDomain = self.env.get_domain("err")  # type: ignore[assignment]
+        domain.data["shown_related"][self.env.docname] = related_ids
         out: list[nodes.Node] = []
-        if record.related:
+        if related_ids:
             related = _section(self.state.document, "Related errors", "related-errors")
             items = nodes.bullet_list()
-            for rel in record.related:
-                ref = addnodes.pending_xref("", refdomain="err", reftype="err", reftarget=rel,
-                                            refexplicit=False, refwarn=True, refdoc=self.env.docname)
-                ref += nodes.literal(rel, rel)
-                items += nodes.list_item("", nodes.paragraph("", "", ref))
+            for rel in related_ids:
+                items += nodes.list_item("", nodes.paragraph("", "", generated_xref(rel, self.env.docname)))
             related += items
             out.append(related)
         if record.references:
@@ -153,6 +168,7 @@ class RecordFooterDirective(SphinxDirective):
                 items += nodes.list_item("", nodes.paragraph("", "", nodes.reference(url, url, refuri=url)))
             refs += items
             out.append(refs)
+        out.append(referenced_by(record_id=record.id))
         return out
 
 
