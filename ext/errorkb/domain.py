@@ -71,6 +71,8 @@ class ErrorDomain(Domain):
         "views": {},  # docname -> what its generated links showed when last written
     }
     data_version = 2
+    #: :meth:`referrers`, worked out once per build before pages are written.
+    backlinks: dict[str, set[str]]
 
     @property
     def errors(self) -> dict[str, tuple[str, str | None, str, list[str]]]:

@@ -21,7 +21,7 @@ from sphinx.util.nodes import make_refnode
 
 from .catalogue import fingerprint
 from .domain import ErrorDomain
-from .pages import catalogue_of, referenced_by, related_both_ways
+from .pages import catalogue_of, referenced_by, related_of
 
 
 def _domain(env: BuildEnvironment) -> ErrorDomain:
@@ -32,37 +32,39 @@ def outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[s
              removed: set[str]) -> list[str]:
     """``env-get-outdated``: pages whose read-time content depends on records that changed."""
     domain = _domain(env)
-    catalogue = catalogue_of(env)
+    related = related_of(env)
     stale = []
     for docname, shown in domain.data["shown_related"].items():
         id_ = docname.rsplit("/", 1)[-1]
-        if id_ in catalogue.records and related_both_ways(catalogue, id_) != shown:
+        if id_ in related and related[id_] != shown:
             stale.append(docname)
-    current = fingerprint(catalogue)
+    current = fingerprint(catalogue_of(env))
     stale += [docname for docname, seen in domain.data["catalogues"].items() if seen != current]
     return [d for d in stale if d not in removed]
 
 
-def views(env: BuildEnvironment) -> dict[str, Any]:
+def views(env: BuildEnvironment, referrers: dict[str, set[str]]) -> dict[str, Any]:
     """Per page, everything its generated links show that comes from other pages."""
     domain = _domain(env)
-    catalogue = catalogue_of(env)
+    related = related_of(env)
     out: dict[str, Any] = {}
     for docname, targets in domain.data["references"].items():
         out[docname] = [("link", t, domain.errors.get(domain.find(t) or "")) for t in targets]
-    referrers = domain.referrers()
     for id_, (docname, *_) in domain.errors.items():
         view = out.setdefault(docname, [])
         view += [("referrer", d, _title(env, d)) for d in sorted(referrers.get(id_, ()))]
-        if id_ in catalogue.records:
-            view += [("related", r, domain.errors.get(r)) for r in related_both_ways(catalogue, id_)]
+        view += [("related", r, domain.errors.get(r)) for r in related.get(id_, ())]
     return out
 
 
 def updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
-    """``env-get-updated``: pages to write again because what they link to changed."""
+    """``env-get-updated``: pages to write again because what they link to changed.
+
+    Also keeps who links to whom for this build's writing phase (``domain.backlinks``).
+    """
     domain = _domain(env)
-    new = views(env)
+    domain.backlinks = domain.referrers()
+    new = views(env, domain.backlinks)
     old = domain.data["views"]
     domain.data["views"] = new
     return sorted(d for d in new.keys() | old.keys() if new.get(d) != old.get(d) and d in env.all_docs)
@@ -75,11 +77,8 @@ def _title(env: BuildEnvironment, docname: str) -> str:
 
 def fill_referenced_by(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """``doctree-resolved``: list the pages that link to this record, or drop the placeholder."""
-    domain = _domain(app.env)
-    referrers: dict[str, set[str]] | None = None
+    referrers = _domain(app.env).backlinks
     for node in list(doctree.findall(referenced_by)):
-        if referrers is None:
-            referrers = domain.referrers()
         pages = sorted(referrers.get(node["record_id"], ()),
                        key=lambda d: (not d.startswith(app.config.errorkb_records_dir + "/"), _title(app.env, d)))
         if not pages:

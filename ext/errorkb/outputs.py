@@ -28,7 +28,7 @@ from sphinx.util import logging
 
 from .domain import ErrorDomain, link_text
 from .indexes import BUILDERS, page_names
-from .pages import catalogue_of, record_for, related_both_ways
+from .pages import catalogue_of, record_for, related_of
 
 logger = logging.getLogger(__name__)
 
@@ -66,14 +66,15 @@ def _enabled(app: Sphinx) -> bool:
 def errors_json(app: Sphinx) -> dict[str, Any]:
     catalogue = catalogue_of(app.env)
     domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
-    referrers = domain.referrers()
+    referrers = domain.backlinks
+    related = related_of(app.env)
     errors = []
     for id_, record in sorted(catalogue.records.items()):
         if id_ not in domain.errors:
             continue
         docname = domain.errors[id_][0]
         data = record.as_json()
-        data["related"] = related_both_ways(catalogue, id_)
+        data["related"] = related[id_]
         data["url"] = _url(app, docname)
         data["referenced_by"] = [
             {"title": _title(app, d), "url": _url(app, d)} for d in sorted(referrers.get(id_, ()))

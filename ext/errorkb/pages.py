@@ -41,6 +41,7 @@ def load(app: Sphinx) -> None:
         raise InvalidRecords("\n".join(map(str, problems)))
     domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
     domain.catalogue = catalogue
+    domain.related = related_both_ways(catalogue)
 
 
 def record_for(app: Sphinx, docname: str) -> Record | None:
@@ -65,11 +66,19 @@ def assemble(app: Sphinx, docname: str, content: list[str]) -> None:
     content[0] = "\n".join(header) + "\n" + record.body.rstrip("\n") + "\n" + "\n".join(footer)
 
 
-def related_both_ways(catalogue: Catalogue, id_: str) -> list[str]:
-    """The ids a record lists in ``related``, then those of the records that list it."""
-    declared = list(catalogue.records[id_].related)
-    reverse = sorted(r.id for r in catalogue.records.values() if id_ in r.related and r.id not in declared)
-    return declared + reverse
+def related_both_ways(catalogue: Catalogue) -> dict[str, list[str]]:
+    """Id -> the ids the record lists in ``related``, then those of the records that list it."""
+    reverse: dict[str, list[str]] = {}
+    for id_ in sorted(catalogue.records):
+        for rel in catalogue.records[id_].related:
+            reverse.setdefault(rel, []).append(id_)
+    return {id_: list(r.related) + [x for x in reverse.get(id_, []) if x not in r.related]
+            for id_, r in catalogue.records.items()}
+
+
+def related_of(env: Any) -> dict[str, list[str]]:
+    """:func:`related_both_ways` of this build's catalogue."""
+    return env.get_domain("err").related
 
 
 class referenced_by(nodes.General, nodes.Element):
@@ -148,9 +157,8 @@ class RecordFooterDirective(SphinxDirective):
     required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
-        catalogue = catalogue_of(self.env)
-        record = catalogue.records[self.arguments[0]]
-        related_ids = related_both_ways(catalogue, record.id)
+        record = catalogue_of(self.env).records[self.arguments[0]]
+        related_ids = related_of(self.env)[record.id]
         domain: ErrorDomain = self.env.get_domain("err")  # type: ignore[assignment]
         domain.data["shown_related"][self.env.docname] = related_ids
         out: list[nodes.Node] = []
