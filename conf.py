@@ -1,5 +1,7 @@
 """Sphinx configuration of the errorkb site."""
 
+import os
+
 project = "errorkb"
 html_title = "errorkb: accelerator memory errors"
 copyright = "the errorkb authors"
@@ -17,3 +19,6 @@ myst_heading_anchors = 3
 html_theme = "furo"
 html_static_path: list[str] = []
 copybutton_exclude = ".linenos, .gp, .go"
+
+# Absolute URLs (sitemap.xml, canonical links, Open Graph) need the public address of the site.
+html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")

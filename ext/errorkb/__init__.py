@@ -15,8 +15,10 @@ STATIC = Path(__file__).parent / "static"
 def setup(app: Sphinx) -> dict[str, Any]:
     from .catalogue import setup_catalogue
     from .config import setup_config
-    from .domain import setup_domain
     from .examples import setup_examples
+    from .indexes import setup_indexes
+    from .links import setup_links
+    from .outputs import setup_outputs
     from .pages import setup_pages
     from .reference import setup_reference
     from .search import setup_search
@@ -24,9 +26,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("myst_parser")
     app.setup_extension("sphinx_design")
     setup_config(app)
-    setup_domain(app)
+    app.setup_extension("errorkb.domain")
     setup_pages(app)
     setup_catalogue(app)
+    setup_indexes(app)
+    setup_links(app)
+    setup_outputs(app)
     setup_reference(app)
     setup_search(app)
     setup_examples(app)

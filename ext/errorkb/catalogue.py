@@ -1,20 +1,43 @@
-"""``err:catalogue``: the table of every error, for the landing page."""
+"""``err:catalogue``: the table of every error, for the landing page.
+
+The table is plain HTML that works without scripts.  ``errorkb-catalogue.js`` adds filters (text,
+source, platform, framework, phase, category) and sorting by any column, and keeps their state in
+the page's query string (``?platform=tpu&sort=-phase``) so that a filtered view can be shared.
+Each row carries its values as classes (``errorkb-f-platform-tpu``) for the script to read.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import html
+import json
+
 from docutils import nodes
-from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
+from .domain import generated_xref
+from .indexes import DIMENSIONS, OVERVIEW, grouped, page_link
 from .pages import catalogue_of
-from .records import PHASES, PLATFORMS
+from .records import PHASES, PLATFORMS, Catalogue, Record
 
-COLUMNS = ("Code", "Error", "Platforms", "Phase")
+COLUMNS = ("Code", "Error", "First message", "Platforms", "Phase")
+SCRIPT = "errorkb-catalogue.js"
 
 
-def _row(cells: list[nodes.Node]) -> nodes.row:
-    row = nodes.row()
+def fingerprint(catalogue: Catalogue) -> str:
+    """Changes whenever anything the table shows changes."""
+    rows = [[r.id, r.code, r.title, r.source, r.messages[0].template, r.platforms, r.frameworks, r.phase, r.category]
+            for r in _ordered(catalogue)]
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+
+
+def _ordered(catalogue: Catalogue) -> list[Record]:
+    return sorted(catalogue.records.values(), key=lambda r: (r.source, r.id))
+
+
+def _row(cells: list[nodes.Node], classes: list[str] | None = None) -> nodes.row:
+    row = nodes.row(classes=classes or [])
     for cell in cells:
         entry = nodes.entry()
         entry += cell if isinstance(cell, nodes.paragraph) else nodes.paragraph("", "", cell)
@@ -22,32 +45,67 @@ def _row(cells: list[nodes.Node]) -> nodes.row:
     return row
 
 
+def _filters(catalogue: Catalogue) -> str:
+    """The filter form, hidden until the script shows it."""
+    fields = ['<label>Text <input type="search" name="q" placeholder="code, title or message"></label>']
+    for dimension in DIMENSIONS:
+        options = "".join(
+            f'<option value="{html.escape(v)}">{html.escape(dimension.label(v))}</option>'
+            for v in grouped(catalogue, dimension)
+        )
+        fields.append(f'<label>{dimension.title} <select name="{dimension.name}">'
+                      f'<option value="">all</option>{options}</select></label>')
+    return ('<form class="errorkb-filters" hidden>' + "".join(fields)
+            + '<button type="reset">Clear</button> <output class="errorkb-count"></output></form>')
+
+
 class CatalogueDirective(SphinxDirective):
     """A table of all records, by source then id, each linking to its page."""
 
     def run(self) -> list[nodes.Node]:
-        records = sorted(catalogue_of(self.env).records.values(), key=lambda r: (r.source, r.id))
+        catalogue = catalogue_of(self.env)
+        domain = self.env.get_domain("err")
+        domain.data["catalogues"][self.env.docname] = fingerprint(catalogue)
+        self.env.metadata[self.env.docname]["errorkb-catalogue"] = True
+
+        browse = nodes.paragraph(classes=["errorkb-browse"])
+        browse += nodes.Text("Browse by ")
+        for i, dimension in enumerate(DIMENSIONS):
+            link = page_link(OVERVIEW, f"Errors by {dimension.title.lower()}", anchor=dimension.name)
+            link += nodes.Text(dimension.title.lower())
+            browse += [nodes.Text(", " if i else ""), link]
+        browse += nodes.Text(".")
+
         table = nodes.table(classes=["errorkb-catalogue"])
         group = nodes.tgroup(cols=len(COLUMNS))
         table += group
-        group += [nodes.colspec(colwidth=w) for w in (2, 6, 2, 2)]
+        group += [nodes.colspec(colwidth=w) for w in (2, 4, 6, 2, 2)]
         head = nodes.thead()
         head += _row([nodes.Text(c) for c in COLUMNS])
         group += head
         body = nodes.tbody()
-        for record in records:
-            ref = addnodes.pending_xref("", refdomain="err", reftype="err", reftarget=record.id,
-                                        refexplicit=True, refdoc=self.env.docname)
-            ref += nodes.inline(text=record.title)
+        for record in _ordered(catalogue):
+            classes = ["errorkb-row"] + [
+                f"errorkb-f-{d.name}-{v}" for d in DIMENSIONS for v in d.values(record)
+            ]
             body += _row([
                 nodes.literal(text=record.code or record.id),
-                ref,
+                generated_xref(record.id, self.env.docname, record.title),
+                nodes.literal(text=record.messages[0].template, classes=["errorkb-first-message"]),
                 nodes.Text(", ".join(PLATFORMS[p] for p in record.platforms)),
                 nodes.Text(PHASES[record.phase]),
-            ])
+            ], classes)
         group += body
-        return [table]
+        return [browse, nodes.raw("", _filters(catalogue), format="html"), table]
+
+
+def add_script(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: object) -> None:
+    """The table's script, on the pages that have a table only."""
+    if app.env.metadata.get(pagename, {}).get("errorkb-catalogue"):
+        app.add_js_file(SCRIPT, loading_method="defer")
 
 
 def setup_catalogue(app: Sphinx) -> None:
     app.add_directive_to_domain("err", "catalogue", CatalogueDirective)
+    app.connect("html-page-context", add_script)
+    app.add_css_file("errorkb-catalogue.css")

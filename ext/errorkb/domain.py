@@ -2,6 +2,15 @@
 
 ``{err}`xla-e1000``` (or a code such as ``{err}`NCC_EOOM001```) links to a record's page with its
 code and title as the link text.
+
+The domain also keeps, per document, what the link graph needs: the errors a page links to
+with the role (for "Referenced by"), the related ids a record page showed, and the catalogue
+rows a page rendered.  All of it is keyed by document, so ``clear_doc`` and ``merge_domaindata``
+keep it correct in incremental and parallel builds.
+
+Other Sphinx projects can load this module alone (``extensions = ["errorkb.domain",
+"sphinx.ext.intersphinx"]``) to link to a published errorkb with ``{err}`...``` through its
+``objects.inv``.
 """
 
 from __future__ import annotations
@@ -18,6 +27,13 @@ from sphinx.environment import BuildEnvironment
 from sphinx.roles import XRefRole
 from sphinx.util.nodes import make_refnode
 
+#: Set on cross-references the extension writes itself (related lists, the catalogue), so that
+#: only links written by authors count as "Referenced by".
+GENERATED = "errorkb_generated"
+
+#: Per-document maps in the domain data, cleared and merged by document name.
+PER_DOC = ("references", "shown_related", "catalogues")
+
 
 def link_text(code: str | None, title: str) -> str:
     return f"{code}: {title}" if code else title
@@ -32,14 +48,31 @@ def err_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
     return _XREF("err:err", rawtext, text, lineno, inliner, options or {}, content)
 
 
+def generated_xref(target: str, docname: str, text: str | None = None) -> addnodes.pending_xref:
+    """A link to a record that the extension itself puts on a page; shows code and title unless ``text``."""
+    ref = addnodes.pending_xref("", refdomain="err", reftype="err", reftarget=target,
+                                refexplicit=text is not None, refwarn=True, refdoc=docname)
+    ref[GENERATED] = True
+    ref += nodes.inline(text=text if text is not None else target)
+    return ref
+
+
 class ErrorDomain(Domain):
     name = "err"
     label = "Errors"
     object_types = {"error": ObjType("error", "err")}
     roles = {"err": _XREF}
     dangling_warnings = {"err": "unknown error %(target)r"}
-    initial_data: dict[str, Any] = {"errors": {}}  # id -> (docname, code, title, aliases)
-    data_version = 1
+    initial_data: dict[str, Any] = {
+        "errors": {},  # id -> (docname, code, title, aliases)
+        "references": {},  # docname -> targets linked with the role, as written
+        "shown_related": {},  # docname of a record -> related ids its page shows
+        "catalogues": {},  # docname -> fingerprint of the catalogue rows it shows
+        "views": {},  # docname -> what its generated links showed when last written
+    }
+    data_version = 2
+    #: :meth:`referrers`, worked out once per build before pages are written.
+    backlinks: dict[str, set[str]]
 
     @property
     def errors(self) -> dict[str, tuple[str, str | None, str, list[str]]]:
@@ -52,11 +85,26 @@ class ErrorDomain(Domain):
         for id_, entry in list(self.errors.items()):
             if entry[0] == docname:
                 del self.errors[id_]
+        for key in PER_DOC:
+            self.data[key].pop(docname, None)
 
     def merge_domaindata(self, docnames: set[str], otherdata: dict[str, Any]) -> None:
         for id_, entry in otherdata["errors"].items():
             if entry[0] in docnames:
                 self.errors[id_] = entry
+        for key in PER_DOC:
+            for docname, value in otherdata[key].items():
+                if docname in docnames:
+                    self.data[key][docname] = value
+
+    def process_doc(self, env: BuildEnvironment, docname: str, document: nodes.document) -> None:
+        """Remember the errors this page links to with the role (not the generated links)."""
+        targets = sorted({
+            node["reftarget"] for node in document.findall(addnodes.pending_xref)
+            if node.get("refdomain") == "err" and not node.get(GENERATED)
+        })
+        if targets:
+            self.data["references"][docname] = targets
 
     def find(self, target: str) -> str | None:
         """The id of the record named by id, code or alias (case-insensitive for the last two)."""
@@ -67,6 +115,16 @@ class ErrorDomain(Domain):
             if (code and code.casefold() == folded) or folded in (a.casefold() for a in aliases):
                 return id_
         return None
+
+    def referrers(self) -> dict[str, set[str]]:
+        """Record id -> the documents that link to it with the role (itself excluded)."""
+        out: dict[str, set[str]] = {}
+        for docname, targets in self.data["references"].items():
+            for target in targets:
+                id_ = self.find(target)
+                if id_ is not None and self.errors[id_][0] != docname:
+                    out.setdefault(id_, set()).add(docname)
+        return out
 
     def resolve_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder, typ: str,
                      target: str, node: addnodes.pending_xref, contnode: Element) -> Element | None:
@@ -84,13 +142,24 @@ class ErrorDomain(Domain):
         return [("err:err", ref)] if ref is not None else []
 
     def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
-        for id_, (docname, code, title, _) in self.errors.items():
-            yield id_, link_text(code, title), "error", docname, "", 1
+        """Ids and codes (searchable), then aliases (found by links and intersphinx, not search)."""
+        for id_, (docname, code, title, aliases) in sorted(self.errors.items()):
+            text = link_text(code, title)
+            yield id_, text, "error", docname, "", 1
             if code and code != id_:
-                yield code, link_text(code, title), "error", docname, "", 0
+                yield code, text, "error", docname, "", 0
+            for alias in dict.fromkeys(aliases):
+                if alias not in (id_, code):
+                    yield alias, text, "error", docname, "", -1
 
 
 def setup_domain(app: Sphinx) -> None:
     app.add_domain(ErrorDomain)
     # ``{err}`...``` without the domain prefix, as people will write it.
     app.add_role("err", err_role)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Use the domain on its own, e.g. to link to a published errorkb through intersphinx."""
+    setup_domain(app)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -19,8 +19,9 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from .domain import ErrorDomain, link_text
-from .records import CATEGORIES, PHASES, PLATFORMS, Catalogue, Record, load_catalogue
+from .domain import ErrorDomain, generated_xref, link_text
+from .indexes import DIMENSIONS, index_link
+from .records import Catalogue, Record, load_catalogue
 from .templates import TYPES, Placeholder
 
 
@@ -46,6 +47,7 @@ def load(app: Sphinx) -> None:
         raise SystemExit(1)
     domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
     domain.catalogue = catalogue
+    domain.related = related_both_ways(catalogue)
 
 
 def record_for(app: Sphinx, docname: str) -> Record | None:
@@ -68,6 +70,29 @@ def assemble(app: Sphinx, docname: str, content: list[str]) -> None:
     header += [""] * max(0, record.frontmatter_lines - len(header))
     footer = ["", f"```{{err:record-footer}} {record.id}", "```", ""]
     content[0] = "\n".join(header) + "\n" + record.body.rstrip("\n") + "\n" + "\n".join(footer)
+
+
+def related_both_ways(catalogue: Catalogue) -> dict[str, list[str]]:
+    """Id -> the ids the record lists in ``related``, then those of the records that list it."""
+    reverse: dict[str, list[str]] = {}
+    for id_ in sorted(catalogue.records):
+        for rel in catalogue.records[id_].related:
+            reverse.setdefault(rel, []).append(id_)
+    return {id_: list(r.related) + [x for x in reverse.get(id_, []) if x not in r.related]
+            for id_, r in catalogue.records.items()}
+
+
+def related_of(env: Any) -> dict[str, list[str]]:
+    """:func:`related_both_ways` of this build's catalogue."""
+    return env.get_domain("err").related
+
+
+class referenced_by(nodes.General, nodes.Element):
+    """Where "Referenced by" goes; filled in when the page is written, once every page is read."""
+
+
+BADGE_COLOURS = {"source": "primary", "platform": "info", "framework": "secondary",
+                 "phase": "warning", "category": "light"}
 
 
 def _badge(text: str, colour: str) -> nodes.inline:
@@ -111,15 +136,13 @@ class RecordDirective(SphinxDirective):
         index = addnodes.index(entries=[("single", f"{link_text(record.code, record.title)}; {record.id}", "", "", None)])
         summary = nodes.paragraph(text=record.summary, classes=["errorkb-summary"])
         badges = nodes.paragraph(classes=["errorkb-badges"])
-        for text, colour in [
-            (record.source, "primary"),
-            *((PLATFORMS[p], "info") for p in record.platforms),
-            *((f, "secondary") for f in record.frameworks),
-            (PHASES[record.phase], "warning"),
-            (CATEGORIES[record.category], "light"),
-        ]:
-            badges += _badge(text, colour)
-            badges += nodes.Text(" ")
+        for dimension in DIMENSIONS:
+            for value in dimension.values(record):
+                label = dimension.label(value)
+                link = index_link(dimension, value, f"All errors with {dimension.title.lower()} {label}")
+                link += _badge(label, BADGE_COLOURS[dimension.name])
+                badges += link
+                badges += nodes.Text(" ")
 
         messages = _section(self.state.document, "Messages", "messages")
         for i, message in enumerate(record.messages):
@@ -135,21 +158,21 @@ class RecordDirective(SphinxDirective):
 
 
 class RecordFooterDirective(SphinxDirective):
-    """Related errors and references, after the prose."""
+    """Related errors (declared on either side), references, and the pages that link here."""
 
     required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
         record = catalogue_of(self.env).records[self.arguments[0]]
+        related_ids = related_of(self.env)[record.id]
+        domain: ErrorDomain = self.env.get_domain("err")  # type: ignore[assignment]
+        domain.data["shown_related"][self.env.docname] = related_ids
         out: list[nodes.Node] = []
-        if record.related:
+        if related_ids:
             related = _section(self.state.document, "Related errors", "related-errors")
             items = nodes.bullet_list()
-            for rel in record.related:
-                ref = addnodes.pending_xref("", refdomain="err", reftype="err", reftarget=rel,
-                                            refexplicit=False, refwarn=True, refdoc=self.env.docname)
-                ref += nodes.literal(rel, rel)
-                items += nodes.list_item("", nodes.paragraph("", "", ref))
+            for rel in related_ids:
+                items += nodes.list_item("", nodes.paragraph("", "", generated_xref(rel, self.env.docname)))
             related += items
             out.append(related)
         if record.references:
@@ -159,6 +182,7 @@ class RecordFooterDirective(SphinxDirective):
                 items += nodes.list_item("", nodes.paragraph("", "", nodes.reference(url, url, refuri=url)))
             refs += items
             out.append(refs)
+        out.append(referenced_by(record_id=record.id))
         return out
 
 

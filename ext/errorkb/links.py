@@ -1,0 +1,100 @@
+"""Links both ways, kept correct in incremental builds.
+
+A record page shows its related errors (declared on either side) and, once every page is read,
+"Referenced by": the records and guides that link to it with the role.  What a page shows depends
+on other pages, so two hooks tell Sphinx what else to redo:
+
+* ``env-get-outdated`` re-reads record pages whose related list changed (B's page shows A when A
+  starts listing B) and pages whose catalogue table no longer matches the records;
+* ``env-get-updated`` rewrites every page whose generated links would now read differently: a
+  record gaining or losing a referrer, a title of a linked record changing, a target disappearing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util.nodes import make_refnode
+
+from .catalogue import fingerprint
+from .domain import ErrorDomain
+from .pages import catalogue_of, referenced_by, related_of
+
+
+def _domain(env: BuildEnvironment) -> ErrorDomain:
+    return env.get_domain("err")  # type: ignore[return-value]
+
+
+def outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
+             removed: set[str]) -> list[str]:
+    """``env-get-outdated``: pages whose read-time content depends on records that changed."""
+    domain = _domain(env)
+    related = related_of(env)
+    stale = []
+    for docname, shown in domain.data["shown_related"].items():
+        id_ = docname.rsplit("/", 1)[-1]
+        if id_ in related and related[id_] != shown:
+            stale.append(docname)
+    current = fingerprint(catalogue_of(env))
+    stale += [docname for docname, seen in domain.data["catalogues"].items() if seen != current]
+    return [d for d in stale if d not in removed]
+
+
+def views(env: BuildEnvironment, referrers: dict[str, set[str]]) -> dict[str, Any]:
+    """Per page, everything its generated links show that comes from other pages."""
+    domain = _domain(env)
+    related = related_of(env)
+    out: dict[str, Any] = {}
+    for docname, targets in domain.data["references"].items():
+        out[docname] = [("link", t, domain.errors.get(domain.find(t) or "")) for t in targets]
+    for id_, (docname, *_) in domain.errors.items():
+        view = out.setdefault(docname, [])
+        view += [("referrer", d, _title(env, d)) for d in sorted(referrers.get(id_, ()))]
+        view += [("related", r, domain.errors.get(r)) for r in related.get(id_, ())]
+    return out
+
+
+def updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    """``env-get-updated``: pages to write again because what they link to changed.
+
+    Also keeps who links to whom for this build's writing phase (``domain.backlinks``).
+    """
+    domain = _domain(env)
+    domain.backlinks = domain.referrers()
+    new = views(env, domain.backlinks)
+    old = domain.data["views"]
+    domain.data["views"] = new
+    return sorted(d for d in new.keys() | old.keys() if new.get(d) != old.get(d) and d in env.all_docs)
+
+
+def _title(env: BuildEnvironment, docname: str) -> str:
+    title = env.titles.get(docname)
+    return title.astext() if title is not None else docname
+
+
+def fill_referenced_by(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """``doctree-resolved``: list the pages that link to this record, or drop the placeholder."""
+    referrers = _domain(app.env).backlinks
+    for node in list(doctree.findall(referenced_by)):
+        pages = sorted(referrers.get(node["record_id"], ()),
+                       key=lambda d: (not d.startswith(app.config.errorkb_records_dir + "/"), _title(app.env, d)))
+        if not pages:
+            node.parent.remove(node)
+            continue
+        box = nodes.container(ids=["referenced-by"], classes=["errorkb-referenced-by"])
+        box += nodes.rubric(text="Referenced by")
+        items = nodes.bullet_list()
+        for page in pages:
+            ref = make_refnode(app.builder, docname, page, "", nodes.inline(text=_title(app.env, page)))
+            items += nodes.list_item("", nodes.paragraph("", "", ref))
+        box += items
+        node.replace_self(box)
+
+
+def setup_links(app: Sphinx) -> None:
+    app.connect("env-get-outdated", outdated)
+    app.connect("env-get-updated", updated)
+    app.connect("doctree-resolved", fill_referenced_by)

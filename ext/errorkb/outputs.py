@@ -1,0 +1,285 @@
+"""Outputs for machines and search engines, written with the HTML site.
+
+* ``errors.json``: every record, structured, with ``schema_version`` (see :data:`SCHEMA_VERSION`);
+* ``llms.txt``: the site's map for language models (https://llmstxt.org);
+* Open Graph tags on every page, and a meta description on generated pages;
+* ``sitemap.xml``: every page, with absolute URLs;
+* ``404.html``: a themed "page not found";
+* a redirect page for each alias and code of a record, at ``errors/<source>/<alias>.html``,
+  pointing at the record's stable URL ``errors/<source>/<id>.html``.
+
+Absolute URLs come from ``errorkb_base_url``, or else ``html_baseurl`` (which Sphinx also uses for
+canonical links; ``errorkb_base_url`` fills it in when it is empty).  Without either, the site
+still builds: ``errors.json`` and ``llms.txt`` use URLs relative to the site's root, no
+``og:url`` is written, and ``sitemap.xml`` is left out, since a sitemap needs absolute URLs.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.util import logging
+
+from .domain import ErrorDomain, link_text
+from .indexes import BUILDERS, page_names
+from .pages import catalogue_of, record_for, related_of
+
+logger = logging.getLogger(__name__)
+
+#: Raised when a field of ``errors.json`` changes meaning or goes away; new fields keep it.
+SCHEMA_VERSION = 1
+NOT_FOUND = "404"
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def base_url(app: Sphinx) -> str:
+    """The site's public URL ending in '/', or '' when none is configured."""
+    url = app.config.errorkb_base_url or app.config.html_baseurl
+    return url.rstrip("/") + "/" if url else ""
+
+
+def share_base_url(app: Sphinx, config: Config) -> None:
+    """``config-inited``: ``errorkb_base_url`` also gives Sphinx's canonical links."""
+    if config.errorkb_base_url and not config.html_baseurl:
+        config.html_baseurl = config.errorkb_base_url
+
+
+def _url(app: Sphinx, pagename: str) -> str:
+    """A page's URL: absolute with a base URL, else relative to the site's root."""
+    return base_url(app) + app.builder.get_target_uri(pagename)
+
+
+def _enabled(app: Sphinx) -> bool:
+    return app.builder.name in BUILDERS
+
+
+# ---------------------------------------------------------------------------------------------
+# errors.json and llms.txt
+
+
+def errors_json(app: Sphinx) -> dict[str, Any]:
+    catalogue = catalogue_of(app.env)
+    domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
+    referrers = domain.backlinks
+    related = related_of(app.env)
+    errors = []
+    for id_, record in sorted(catalogue.records.items()):
+        if id_ not in domain.errors:
+            continue
+        docname = domain.errors[id_][0]
+        data = record.as_json()
+        data["related"] = related[id_]
+        data["url"] = _url(app, docname)
+        data["referenced_by"] = [
+            {"title": _title(app, d), "url": _url(app, d)} for d in sorted(referrers.get(id_, ()))
+        ]
+        errors.append(data)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "project": app.config.project,
+        "base_url": base_url(app) or None,
+        "errors": errors,
+    }
+
+
+def _title(app: Sphinx, docname: str) -> str:
+    title = app.env.titles.get(docname)
+    return title.astext() if title is not None else docname
+
+
+def _md_link(text: str) -> str:
+    return re.sub(r"([\[\]\\])", r"\\\1", text)
+
+
+def llms_txt(app: Sphinx) -> str:
+    catalogue = catalogue_of(app.env)
+    domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
+    records = [catalogue.records[i] for i in sorted(catalogue.records) if i in domain.errors]
+    record_docs = {domain.errors[r.id][0] for r in records}
+    guides = sorted((d for d in app.env.all_docs if d not in record_docs and d != app.config.root_doc),
+                    key=lambda d: _title(app, d))
+    lines = [
+        f"# {app.config.project}",
+        "",
+        "> A knowledge base of the memory errors that accelerators raise (XLA on TPUs, AWS Neuron, "
+        "PyTorch, CUDA, TensorFlow, the host). Each error page gives the exact messages, the causes, "
+        "the fixes to try in order, and how to tell which cause applies.",
+        "",
+        f"Every record is also available as structured data in [errors.json]({base_url(app)}errors.json).",
+        "",
+        "## Errors",
+        "",
+    ]
+    for record in records:
+        text = _md_link(link_text(record.code, record.title))
+        lines.append(f"- [{text}]({_url(app, domain.errors[record.id][0])}): {record.summary}")
+    if guides:
+        lines += ["", "## Guides", ""]
+        lines += [f"- [{_md_link(_title(app, d))}]({_url(app, d)})" for d in guides]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Tags in each page's head
+
+
+def add_tags(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """``html-page-context``: Open Graph tags everywhere; a description on generated pages."""
+    if not _enabled(app):
+        return
+    record = record_for(app, pagename)
+    if record is not None:
+        title, description, kind = link_text(record.code, record.title), record.summary, "article"
+    else:
+        title = _title(app, pagename) if pagename in app.env.all_docs else html.unescape(context.get("title", ""))
+        description, kind = context.get("errorkb_description"), "website"
+    tags = {"og:title": title, "og:type": kind, "og:site_name": app.config.project}
+    if description:
+        tags["og:description"] = description
+    if base_url(app) and pagename != NOT_FOUND:
+        tags["og:url"] = _url(app, pagename)
+    meta = "".join(f'\n<meta property="{k}" content="{html.escape(v)}">' for k, v in tags.items())
+    if record is None and description:
+        meta += f'\n<meta name="description" content="{html.escape(description)}">'
+    context["metatags"] = context.get("metatags", "") + meta
+
+
+# ---------------------------------------------------------------------------------------------
+# Generated pages: 404
+
+
+def not_found_page(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """``html-collect-pages``: the page a web server shows for a missing URL."""
+    if not _enabled(app):
+        return
+    home = app.builder.get_relative_uri(NOT_FOUND, app.config.root_doc)
+    search = app.builder.get_relative_uri(NOT_FOUND, "search")
+    body = (
+        '<section id="page-not-found"><h1>Page not found</h1>'
+        "<p>There is no page at this address. Error pages keep their address "
+        "(<code>errors/&lt;source&gt;/&lt;id&gt;.html</code>), and old ids and codes redirect to "
+        "the current page, so the link you followed may have had a typo.</p>"
+        f'<p>Start from the <a href="{home}">list of all errors</a>, or '
+        f'<a href="{search}">search the site</a> for the text of your error.</p></section>'
+    )
+    yield NOT_FOUND, {"title": "Page not found", "body": body,
+                      "errorkb_description": "There is no page at this address."}, "page.html"
+
+
+_RELATIVE_URL = re.compile(r'(\s(?:href|src)=")(?![a-z][a-z0-9+.-]*:|/|#)([^"]*)"')
+
+
+def anchor_not_found(app: Sphinx) -> None:
+    """The 404 page is shown at any path: with a base URL, make its links absolute."""
+    base = base_url(app)
+    path = Path(app.outdir) / app.builder.get_outfilename(NOT_FOUND)  # type: ignore[attr-defined]
+    if base and path.is_file():
+        text = path.read_text(encoding="utf-8")
+        path.write_text(_RELATIVE_URL.sub(lambda m: f'{m[1]}{base}{m[2]}"', text), encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------
+# Redirects and the sitemap
+
+
+REDIRECT = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<link rel="canonical" href="{canonical}">
+<meta name="robots" content="noindex">
+<meta http-equiv="refresh" content="0; url={target}">
+</head>
+<body>
+<p><code>{name}</code> is now <a href="{target}">{title}</a>.</p>
+</body>
+</html>
+"""
+
+
+def redirects(app: Sphinx, *, warn: bool = False) -> dict[str, tuple[str, str]]:
+    """Page name of each redirect -> (the record's page name, the alias or code it stands for)."""
+    catalogue = catalogue_of(app.env)
+    domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
+    out: dict[str, tuple[str, str]] = {}
+    for id_, record in sorted(catalogue.records.items()):
+        if id_ not in domain.errors:
+            continue
+        docname = domain.errors[id_][0]
+        folder = docname.rsplit("/", 1)[0]
+        for name in dict.fromkeys(([record.code] if record.code else []) + list(record.aliases)):
+            if name.casefold() == id_.casefold():
+                continue  # the page itself (also on case-insensitive file systems)
+            if not SAFE_NAME.match(name):
+                if not warn:
+                    continue
+                field = "code" if name == record.code else "aliases"
+                logger.warning("%r cannot be a file name, so it gets no redirect page "
+                               "(letters, digits, '.', '_' and '-' only)", name,
+                               location=(docname, record.line_of(field)), type="errorkb", subtype="redirect")
+                continue
+            out[f"{folder}/{name}"] = (docname, name)
+    return out
+
+
+def check_aliases(app: Sphinx, env: Any) -> None:
+    """``env-check-consistency``: warn, with file and line, about aliases that cannot be a page."""
+    if _enabled(app):
+        redirects(app, warn=True)
+
+
+def write_redirects(app: Sphinx) -> None:
+    base = base_url(app)
+    for pagename, (docname, name) in redirects(app).items():
+        if pagename in app.env.all_docs:
+            continue
+        target = app.builder.get_relative_uri(pagename, docname)
+        canonical = base + app.builder.get_target_uri(docname) if base else target
+        path = Path(app.outdir) / app.builder.get_outfilename(pagename)  # type: ignore[attr-defined]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        title = html.escape(_title(app, docname))
+        path.write_text(REDIRECT.format(title=title, canonical=html.escape(canonical), target=html.escape(target),
+                                        name=html.escape(name)), encoding="utf-8")
+
+
+def sitemap(app: Sphinx) -> str | None:
+    base = base_url(app)
+    if not base:
+        return None
+    pages = sorted(app.env.all_docs) + page_names(catalogue_of(app.env))
+    urls = "".join(f"  <url><loc>{html.escape(base + app.builder.get_target_uri(p))}</loc></url>\n" for p in pages)
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + urls + "</urlset>\n")
+
+
+def write_outputs(app: Sphinx, exception: Exception | None) -> None:
+    """``build-finished``: write the machine outputs next to the HTML."""
+    if exception is not None or not _enabled(app):
+        return
+    outdir = Path(app.outdir)
+    (outdir / "errors.json").write_text(json.dumps(errors_json(app), indent=1, ensure_ascii=False) + "\n",
+                                        encoding="utf-8")
+    (outdir / "llms.txt").write_text(llms_txt(app), encoding="utf-8")
+    write_redirects(app)
+    anchor_not_found(app)
+    text = sitemap(app)
+    if text is None:
+        logger.info("errorkb: no sitemap.xml, as neither errorkb_base_url nor html_baseurl is set")
+        (outdir / "sitemap.xml").unlink(missing_ok=True)
+    else:
+        (outdir / "sitemap.xml").write_text(text, encoding="utf-8")
+
+
+def setup_outputs(app: Sphinx) -> None:
+    app.connect("config-inited", share_base_url)
+    app.connect("html-page-context", add_tags)
+    app.connect("html-collect-pages", not_found_page)
+    app.connect("env-check-consistency", check_aliases)
+    app.connect("build-finished", write_outputs)

@@ -1,0 +1,198 @@
+"""Outputs for machines and search engines, and a crawl of the real site for dead links."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections import deque
+from pathlib import Path
+from urllib.parse import unquote
+
+from conftest import ROOT, Project, record_text
+
+BASE = "https://kb.example.org/docs/"
+SUMMARY = "The demo device could not allocate a buffer because its memory was full."
+INDEX = "# Demo\n\n```{err:catalogue}\n```\n\n```{toctree}\n:glob:\n\nerrors/*/*\ndocs/*\n```\n"
+
+
+def with_aliases(aliases: str, **fields: str) -> str:
+    return record_text(**fields).replace("related: []", f"related: []\naliases: {aliases}")
+
+
+def small_site(project: Project, base_url: str = "") -> None:
+    """Two related records, one with aliases, and a guide that links to one of them."""
+    project.write("conf.py", Project.CONF + 'project = "Demo KB"\n' + (f"errorkb_base_url = {base_url!r}\n" if base_url else ""))
+    project.write("index.md", INDEX)
+    project.add_record(with_aliases("[old-demo]"))
+    project.add_record(record_text(id="demo-two", code="DEMO2", related="[demo-oom]").replace("DemoError", "DemoTwo"),
+                       id="demo-two")
+    project.write("docs/guide.md", "# Guide\n\nSee {err}`demo-oom`.\n")
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+
+
+def meta(page: str) -> dict[str, str]:
+    return {m[1]: html.unescape(m[2]) for m in re.finditer(r'<meta (?:property|name)="([^"]+)" content="([^"]*)"', page)}
+
+
+def test_errors_json_has_every_record_with_urls(project: Project) -> None:
+    small_site(project)
+    data = json.loads((project.out / "errors.json").read_text(encoding="utf-8"))
+    assert data["schema_version"] == 1 and data["base_url"] is None
+    errors = {e["id"]: e for e in data["errors"]}
+    assert list(errors) == ["demo-oom", "demo-two"]
+    demo = errors["demo-oom"]
+    assert demo["url"] == "errors/demo/demo-oom.html" and (project.out / demo["url"]).is_file()
+    assert demo["code"] == "DEMO1" and demo["summary"] == SUMMARY and demo["aliases"] == ["old-demo"]
+    assert demo["messages"][0]["examples"] == ["DemoError: could not allocate 2.00 GiB on device 0"]
+    assert [f["title"] for f in demo["fixes"]] == ["Use a smaller batch", "Free what you no longer need"]
+    assert demo["related"] == ["demo-two"] and errors["demo-two"]["related"] == ["demo-oom"]
+    assert demo["referenced_by"] == [{"title": "Guide", "url": "docs/guide.html"}]
+
+
+def test_llms_txt_lists_records_and_guides(project: Project) -> None:
+    small_site(project, BASE)
+    text = (project.out / "llms.txt").read_text(encoding="utf-8")
+    assert text.startswith("# Demo KB\n\n> ")
+    assert f"- [DEMO1: Demo device ran out of memory]({BASE}errors/demo/demo-oom.html): {SUMMARY}\n" in text
+    assert f"## Guides\n\n- [Guide]({BASE}docs/guide.html)\n" in text
+    assert f"({BASE}errors.json)" in text
+
+
+def test_description_and_open_graph(project: Project) -> None:
+    small_site(project)
+    tags = meta((project.out / "errors/demo/demo-oom.html").read_text(encoding="utf-8"))
+    assert tags["description"] == SUMMARY == tags["og:description"]
+    assert tags["og:title"] == "DEMO1: Demo device ran out of memory" and tags["og:type"] == "article"
+    assert "og:url" not in tags
+    assert meta((project.out / "docs/guide.html").read_text(encoding="utf-8"))["og:title"] == "Guide"
+    generated = meta((project.out / "by/platform/gpu.html").read_text(encoding="utf-8"))
+    assert generated["og:title"] == "Platform: GPU" and "2 errors" in generated["description"]
+    assert generated["description"] == generated["og:description"]
+
+
+def test_absolute_urls_with_a_base_url(project: Project) -> None:
+    small_site(project, BASE)
+    page = (project.out / "errors/demo/demo-oom.html").read_text(encoding="utf-8")
+    assert meta(page)["og:url"] == f"{BASE}errors/demo/demo-oom.html"
+    assert f'<link rel="canonical" href="{BASE}errors/demo/demo-oom.html"' in page
+    data = json.loads((project.out / "errors.json").read_text(encoding="utf-8"))
+    assert data["base_url"] == BASE and data["errors"][0]["url"] == f"{BASE}errors/demo/demo-oom.html"
+
+
+def test_sitemap_needs_a_base_url(project: Project) -> None:
+    small_site(project)
+    assert not (project.out / "sitemap.xml").exists()
+    project.write("conf.py", Project.CONF + f"html_baseurl = {BASE!r}\n")
+    assert project.build().returncode == 0
+    tree = ET.parse(project.out / "sitemap.xml")
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    urls = [loc.text for loc in tree.getroot().findall("s:url/s:loc", ns)]
+    expected = ["index.html", "docs/guide.html", "errors/demo/demo-oom.html", "errors/demo/demo-two.html",
+                "by/index.html", "by/platform/gpu.html", "by/source/demo.html"]
+    assert {BASE + page for page in expected} <= set(urls)
+    assert all(u.startswith(BASE) and (project.out / u[len(BASE):]).is_file() for u in urls)
+    assert not any("old-demo" in u or "DEMO1" in u for u in urls)  # redirects are not pages to index
+
+
+def test_not_found_page(project: Project) -> None:
+    small_site(project)
+    page = (project.out / "404.html").read_text(encoding="utf-8")
+    assert "<h1>Page not found</h1>" in page and 'href="index.html"' in page
+    project.write("conf.py", Project.CONF + f"errorkb_base_url = {BASE!r}\n")
+    assert project.build().returncode == 0
+    page = (project.out / "404.html").read_text(encoding="utf-8")
+    assert f'href="{BASE}index.html"' in page and f'href="{BASE}_static/' in page
+    assert not re.search(r'\s(?:href|src)="(?!https?:|#|mailto:)', page)  # every link works from any path
+
+
+def test_redirects_from_aliases_and_codes(project: Project) -> None:
+    small_site(project, BASE)
+    for name in ("old-demo", "DEMO1"):
+        page = (project.out / f"errors/demo/{name}.html").read_text(encoding="utf-8")
+        assert '<meta http-equiv="refresh" content="0; url=demo-oom.html">' in page
+        assert f'<link rel="canonical" href="{BASE}errors/demo/demo-oom.html">' in page
+        assert '<meta name="robots" content="noindex">' in page
+
+
+def test_alias_that_cannot_be_a_file_name_warns_with_file_and_line(project: Project) -> None:
+    text = with_aliases("[old demo/one]")
+    project.add_record(text)
+    result = project.build()
+    assert result.returncode != 0
+    line = text.splitlines().index("aliases: [old demo/one]") + 1
+    assert f"errors/demo/demo-oom.md:{line}: WARNING: 'old demo/one' cannot be a file name" in result.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The real site
+
+_URL = re.compile(r'\s(?:href|src)="([^"]*)"')
+_ID = re.compile(r'\s(?:id|name)="([^"]*)"')
+
+
+def build_real_site(out: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "READTHEDOCS_CANONICAL_URL"}
+    result = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "-d", str(out / "doctrees"),
+                             str(ROOT), str(out / "html")], capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr
+
+
+def crawl(site: Path) -> tuple[list[str], dict[Path, set[Path]]]:
+    """Every dead internal link of every page, and which page links to which."""
+    dead: list[str] = []
+    graph: dict[Path, set[Path]] = {}
+    anchors: dict[Path, set[str]] = {}
+    for page in sorted(site.rglob("*.html")):
+        graph[page] = set()
+        for url in map(html.unescape, _URL.findall(page.read_text(encoding="utf-8"))):
+            if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//", url):
+                continue  # another site, or mailto: and the like
+            path, _, fragment = url.partition("#")
+            path = unquote(path.split("?", 1)[0])
+            target = (page.parent / path).resolve() if path else page
+            if target.is_dir():
+                target = target / "index.html"
+            where = f"{page.relative_to(site)}: {url}"
+            if not target.is_file() or not target.is_relative_to(site.resolve()):
+                dead.append(where)
+                continue
+            if target.suffix == ".html":
+                graph[page].add(target)
+                if fragment:
+                    if target not in anchors:
+                        anchors[target] = set(_ID.findall(target.read_text(encoding="utf-8")))
+                    if unquote(fragment) not in anchors[target]:
+                        dead.append(where)
+    return dead, graph
+
+
+def test_real_site_has_no_dead_internal_link_and_every_record_is_two_clicks_away(tmp_path: Path) -> None:
+    build_real_site(tmp_path)
+    site = (tmp_path / "html").resolve()
+    dead, graph = crawl(site)
+    assert dead == []
+    records = {site / e["url"] for e in json.loads((site / "errors.json").read_text(encoding="utf-8"))["errors"]}
+    assert records and all(r.is_file() for r in records)
+    depth = {site / "index.html": 0}
+    queue = deque([site / "index.html"])
+    while queue:
+        page = queue.popleft()
+        for target in graph.get(page, ()):
+            if target not in depth:
+                depth[target] = depth[page] + 1
+                queue.append(target)
+    assert {r: depth.get(r) for r in records if depth.get(r, 99) > 2} == {}
+
+
+def test_crawler_finds_dead_links_and_anchors(tmp_path: Path) -> None:
+    (tmp_path / "a.html").write_text('<a href="b.html#here">b</a> <a href="b.html#gone">x</a> <img src="c.png">'
+                                     '<a href="https://example.org/">out</a>', encoding="utf-8")
+    (tmp_path / "b.html").write_text('<h1 id="here">B</h1>', encoding="utf-8")
+    dead, graph = crawl(tmp_path.resolve())
+    assert dead == ["a.html: b.html#gone", "a.html: c.png"]
