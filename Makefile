@@ -8,12 +8,14 @@ STAMP := $(VENV)/.installed
 BUILDDIR := _build
 SPHINXOPTS ?=
 
-.PHONY: help html test serve clean
+.PHONY: help html test serve clean new check
 
 help:
 	@echo "make html   build the site into $(BUILDDIR)/html"
 	@echo "make test   run every test"
 	@echo "make serve  live preview at http://127.0.0.1:8000"
+	@echo "make new    start a record: make new ID=... CODE=... SOURCE=... TITLE=... MESSAGE='...'"
+	@echo "make check  check the records and the prose in seconds, without building"
 	@echo "make clean  remove build output"
 
 $(STAMP): pyproject.toml requirements.txt
@@ -31,6 +33,17 @@ test: $(STAMP)
 
 serve: $(STAMP)
 	$(BIN)/sphinx-autobuild -b html -d $(BUILDDIR)/doctrees --watch ext $(SPHINXOPTS) . $(BUILDDIR)/html
+
+# Answers not given as variables are asked for in a terminal. Values reach the command through
+# the environment, unexpanded, so quotes and '$' in a pasted message survive.
+new: export override MESSAGE := $(value MESSAGE)
+new: export override TITLE := $(value TITLE)
+new: $(STAMP)
+	$(BIN)/errorkb new $${ID:+--id "$$ID"} $${CODE+--code "$$CODE"} $${SOURCE:+--source "$$SOURCE"} \
+		$${TITLE:+--title "$$TITLE"} $${MESSAGE:+--message "$$MESSAGE"} $${MESSAGE_FILE:+--message-file "$$MESSAGE_FILE"}
+
+check: $(STAMP)
+	$(BIN)/errorkb check
 
 clean:
 	rm -rf $(BUILDDIR)

@@ -35,6 +35,8 @@ CATEGORIES = {
 }
 SECTIONS = ("Causes", "Fixes", "Debugging")
 SLUG = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
+#: What ``errorkb new`` writes where the author still has to fill something in.
+SCAFFOLD_MARKER = "TODO:"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,6 +179,7 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
     if parts is None:
         raise fail(1, "a record starts with YAML front matter between two '---' lines")
     front, body, fm_lines = parts
+    problems += _unfilled(text, shown)
 
     data, lines, yaml_problems = _parse_yaml(front, shown)
     if yaml_problems:
@@ -216,6 +219,15 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
     if problems:
         raise RecordError(problems)
     return Record(fields, shown, tuple(templates), sections, tuple(fixes), body, body_line, fm_lines, lines)
+
+
+def _unfilled(text: str, shown: str) -> list[Problem]:
+    """A scaffold marker left anywhere (fields, comments, prose) means the record is unfinished."""
+    return [
+        Problem(shown, n, f"unfilled scaffold placeholder: {line.strip()[:80]}")
+        for n, line in enumerate(text.split("\n"), 1)
+        if SCAFFOLD_MARKER in line
+    ]
 
 
 def _shown_path(path: Path, root: Path | None) -> str:
