@@ -9,6 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .lint import LintUnavailable, lint_prose, markdown_files
 from .records import SCAFFOLD_MARKER, Catalogue, load_catalogue
 from .scaffold import field_problems, pick_line, scaffold
 
@@ -19,15 +20,26 @@ def _catalogue(args: argparse.Namespace) -> tuple[Catalogue, list]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    """Validate every record without building the site; one ``file:line: message`` per problem."""
+    """Validate every record and lint the prose of records and guides, without building the site.
+
+    One ``file:line: message`` per problem on standard output; exit 1 on any.
+    """
+    root = Path(args.root)
     catalogue, problems = _catalogue(args)
+    try:
+        prose = lint_prose(markdown_files(root / args.records) + markdown_files(root / args.guides), root=root)
+    except LintUnavailable as exc:
+        print(f"errorkb check: {exc}", file=sys.stderr)
+        return 2
+    # A file the loader cannot read is reported by the linter too, in the same words: once is enough.
+    problems = sorted(dict.fromkeys(problems + prose), key=lambda p: (p.path, p.line))
     for problem in problems:
         print(problem)
     count = len(catalogue.records)
     if problems:
-        print(f"{len(problems)} problem(s) in the records", file=sys.stderr)
+        print(f"{len(problems)} problem(s) in the records and guides", file=sys.stderr)
         return 1
-    print(f"{count} records OK", file=sys.stderr)
+    print(f"{count} records OK, prose OK", file=sys.stderr)
     return 0
 
 
@@ -123,7 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--records", default="errors", help="the records' folder under the root (default: errors)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    check = sub.add_parser("check", help="validate every record")
+    check = sub.add_parser("check", help="validate every record and lint the prose")
+    check.add_argument("--guides", default="docs", help="the guides' folder under the root, linted too (default: docs)")
     check.set_defaults(func=cmd_check)
 
     new = sub.add_parser("new", help="write a new record from one pasted error message")
