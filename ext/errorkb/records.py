@@ -181,7 +181,10 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
     front, body, fm_lines = parts
     problems += _unfilled(text, shown)
 
-    data, lines, yaml_problems = _parse_yaml(front, shown)
+    try:
+        data, lines, yaml_problems = _parse_yaml(front, shown)
+    except RecursionError:
+        raise fail(2, "the front matter is nested too deeply") from None
     if yaml_problems:
         raise RecordError(yaml_problems)
     if not isinstance(data, dict):
@@ -246,8 +249,7 @@ def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Probl
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 2 if mark else 2
-        reason = getattr(exc, "problem", None) or str(exc)
-        return None, {}, [Problem(shown, line, f"invalid YAML: {reason}")]
+        return None, {}, [Problem(shown, line, f"invalid YAML: {_yaml_reason(exc)}")]
     if node is None:
         return None, {}, [Problem(shown, 2, "the front matter is empty")]
     lines: dict[str, int] = {}
@@ -259,11 +261,21 @@ def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Probl
         data = yaml.load(front, Loader=_Loader)
     except yaml.YAMLError as exc:  # e.g. an unknown tag
         mark = getattr(exc, "problem_mark", None)
-        return None, lines, [Problem(shown, mark.line + 2 if mark else 2, f"invalid YAML: {exc}")]
+        return None, lines, [Problem(shown, mark.line + 2 if mark else 2, f"invalid YAML: {_yaml_reason(exc)}")]
     return data, lines, []
 
 
-def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[Problem], shown: str) -> None:
+def _yaml_reason(exc: yaml.YAMLError) -> str:
+    """PyYAML's reason on one line, without its marks (they count lines of the front matter only)."""
+    return " ".join((getattr(exc, "problem", None) or str(exc)).split())
+
+
+def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[Problem], shown: str, visited: set[int] | None = None) -> None:
+    visited = set() if visited is None else visited
+    if id(node) in visited:  # an alias: refused, as expanding nested ones grows exponentially
+        problems.append(Problem(shown, node.start_mark.line + 2, f"{path}: the value anchored here is reused with a YAML alias ('*'); write it out instead"))
+        return
+    visited.add(id(node))
     lines[path] = node.start_mark.line + 2
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
@@ -273,11 +285,11 @@ def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[Prob
                 problems.append(Problem(shown, key.start_mark.line + 2, f"field {name!r} is given twice"))
             seen.add(name)
             child = f"{path}.{name}" if path else name
-            _walk(value, child, lines, problems, shown)
+            _walk(value, child, lines, problems, shown, visited)
             lines[child] = key.start_mark.line + 2
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            _walk(item, f"{path}[{i}]", lines, problems, shown)
+            _walk(item, f"{path}[{i}]", lines, problems, shown, visited)
 
 
 _LAST_PART = re.compile(r"(\[\d+\]|\.[^.\[]+)$")
