@@ -8,7 +8,6 @@ import os
 import pty
 import re
 import select
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,8 +17,6 @@ import pytest
 from errorkb.cli import main
 from errorkb.scaffold import first_template
 from errorkb.templates import compile_template
-
-from conftest import ROOT
 
 PASTE = "DemoError: could not allocate 2.00 GiB on device 0 (1.50 GiB free) for tensor [8, 1024] in /tmp/run/model.pt"
 NEW = ["new", "--id", "demo-alloc", "--code", "DEMO9", "--source", "demo", "--title", "Demo allocation failed"]
@@ -170,24 +167,3 @@ def test_new_asks_in_a_terminal(project):
 def test_first_template_types_each_variable_part(message, template):
     assert first_template(message) == template
     assert compile_template(template).matches(message)
-
-
-def make(project, *args: str, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
-    """Run a target of the project's Makefile in ``project``, with the tools of this Python."""
-    if shutil.which("make") is None or not (Path(sys.executable).parent / "errorkb").exists():
-        pytest.skip("needs make and the errorkb command installed next to this Python")
-    cmd = ["make", "-s", "-f", str(ROOT / "Makefile"), "-C", str(project.root), "STAMP=", f"BIN={Path(sys.executable).parent}", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, stdin=stdin, timeout=300)
-
-
-def test_make_new_then_make_check(project):
-    message = 'DemoError: "$HOME" could not allocate 2.00 GiB'
-    made = make(project, "new", "ID=demo-alloc", "CODE=", "SOURCE=demo", "TITLE=Demo allocation failed", f"MESSAGE={message}")
-    assert made.returncode == 0, made.stderr
-    path = project.root / "errors/demo/demo-alloc.md"
-    assert f"      - {json.dumps(message)}" in path.read_text(encoding="utf-8")
-    checked = make(project, "check")
-    assert checked.returncode != 0 and "errors/demo/demo-alloc.md:3: unfilled scaffold placeholder" in checked.stdout
-    path.write_text(fill(path.read_text(encoding="utf-8")), encoding="utf-8")
-    checked = make(project, "check")
-    assert checked.returncode == 0, checked.stdout + checked.stderr
