@@ -10,7 +10,6 @@ import re
 import select
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
