@@ -31,8 +31,12 @@ html: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# Watches the sources (records, guides) and ext/. Pages are re-read when their file changes;
+# a change to the extension's Python code drops the cached environment so all are re-read.
 serve: $(STAMP)
-	$(BIN)/sphinx-autobuild -b html -d $(BUILDDIR)/doctrees --watch ext $(SPHINXOPTS) . $(BUILDDIR)/html
+	$(BIN)/sphinx-autobuild -b html -d $(BUILDDIR)/doctrees --watch ext \
+		--pre-build "sh -c 'find ext -name \"*.py\" -newer $(BUILDDIR)/doctrees/environment.pickle 2>/dev/null | grep -q . && rm -rf $(BUILDDIR)/doctrees || true'" \
+		$(SPHINXOPTS) . $(BUILDDIR)/html
 
 # Answers not given as variables are asked for in a terminal. Values reach the command through
 # the environment, unexpanded, so quotes and '$' in a pasted message survive.

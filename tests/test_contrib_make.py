@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -55,3 +60,48 @@ def test_a_failed_build_leaves_no_site_behind(project):
     rebuilt = make(project, "html")
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert (site / "docs/guide.html").is_file() and (site / "errors/demo/demo-oom.html").is_file()
+
+
+def wait_for(condition, seconds: float, what: str):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def fetch(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode("utf-8")
+    except OSError:
+        return None
+
+
+def test_make_serve_rebuilds_when_records_or_the_extension_change(project):
+    project.add_record()
+    (project.root / "ext").mkdir()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = project.root / "serve.log"
+    if shutil.which("make") is None or not (Path(sys.executable).parent / "sphinx-autobuild").exists():
+        pytest.skip("needs make and sphinx-autobuild installed next to this Python")
+    cmd = ["make", "-s", "-f", str(ROOT / "Makefile"), "-C", str(project.root), "STAMP=", f"BIN={Path(sys.executable).parent}",
+           "serve", f"SPHINXOPTS=--host 127.0.0.1 --port {port} --no-initial"]
+    with log.open("w") as out:
+        server = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    page = f"http://127.0.0.1:{port}/errors/demo/demo-oom.html"
+    try:
+        project.build()  # --no-initial: serve what a build made, then rebuild on changes only
+        assert "Demo device ran out of memory" in wait_for(lambda: fetch(page), 120, "the server")
+        record = project.root / "errors/demo/demo-oom.md"
+        record.write_text(record.read_text().replace("Demo device ran out", "Demo device really ran out"))
+        wait_for(lambda: "Demo device really ran out" in (fetch(page) or ""), 120, "the page to change")
+        (project.root / "ext/newer.py").write_text("")
+        wait_for(lambda: "[new config]" in log.read_text().split("Detected changes (ext/newer.py)")[-1], 120, "a full re-read")
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
