@@ -104,3 +104,10 @@ def test_the_site_itself_passes_in_seconds():
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stdout + done.stderr
     assert elapsed < 20, f"errorkb check took {elapsed:.1f}s"
+
+
+def test_a_record_saved_with_a_byte_order_mark_loads(project):
+    """Some editors start UTF-8 files with a BOM; Sphinx drops it, and so does the loader."""
+    project.add_record().write_bytes("\ufeff".encode() + record_text().encode())
+    assert check(project) == (0, [])
+    assert project.build().returncode == 0

@@ -169,7 +169,7 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
         except OSError as exc:
             raise fail(1, f"cannot read the file: {exc.strerror}") from None
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode("utf-8-sig")  # as Sphinx reads sources: a leading BOM is dropped
         except UnicodeDecodeError as exc:
             line = raw[: exc.start].count(b"\n") + 1
             raise fail(line, "the file is not UTF-8 text") from None
