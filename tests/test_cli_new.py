@@ -132,7 +132,7 @@ def test_new_asks_in_a_terminal(project):
     cmd = [sys.executable, "-m", "errorkb.cli", "--root", str(project.root), "new"]
     proc = subprocess.Popen(cmd, stdin=child_fd, stdout=child_fd, stderr=child_fd, close_fds=True)
     os.close(child_fd)
-    answers = ["demo-alloc", "", "demo", "Demo allocation failed", PASTE]
+    answers = ["demo-alloc", "", "demo", "Demo allocation failed", "Traceback (most recent call last):\n" + PASTE + "\n"]
     seen = b""
     try:
         for answer in answers:
@@ -148,6 +148,7 @@ def test_new_asks_in_a_terminal(project):
         os.close(main_fd)
     record = (project.root / "errors/demo/demo-alloc.md").read_text(encoding="utf-8")
     assert "code:  # TODO:" in record and 'title: "Demo allocation failed"' in record
+    assert f"      - {json.dumps(PASTE)}" in record
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,7 @@ def _answer(args: argparse.Namespace, name: str, question: str) -> str:
     value = getattr(args, name)
     if value is None and sys.stdin.isatty():
         value = input(f"{question}: ")
-    return (value or "").strip() if name != "message" else (value or "")
+    return (value or "").strip()
 
 
 def _pasted_message(args: argparse.Namespace) -> str:
@@ -56,7 +56,16 @@ def _pasted_message(args: argparse.Namespace) -> str:
         if args.message_file == "-":
             return sys.stdin.read()
         return Path(args.message_file).read_text(encoding="utf-8")
-    return _answer(args, "message", "paste the error message (one line)")
+    if args.message is not None or not sys.stdin.isatty():
+        return args.message or ""
+    # Read the whole paste, so that no line of it is left over for the shell to run.
+    print("paste the error message, then an empty line:")
+    lines = []
+    for line in sys.stdin:
+        if not line.strip():
+            break
+        lines.append(line)
+    return "".join(lines)
 
 
 def cmd_new(args: argparse.Namespace) -> int:
