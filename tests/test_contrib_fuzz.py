@@ -20,7 +20,9 @@ from errorkb.records import Problem, RecordError, load_catalogue, load_record
 from conftest import record_text
 
 # Enough examples to find the usual crashes, few enough for CI; no example database on disk.
-FUZZ = settings(max_examples=120, deadline=2000, database=None, suppress_health_check=[HealthCheck.too_slow])
+# An example takes milliseconds: the deadline catches a hang (an alias bomb took a minute)
+# without failing on a busy CI machine.
+FUZZ = settings(max_examples=120, deadline=10_000, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 VALID = record_text()
 SHOWN = "errors/demo/demo-oom.md"
@@ -168,7 +170,7 @@ def test_huge_and_odd_files_are_refused_or_loaded_quickly():
         assert time.monotonic() - started < 30, name
 
 
-@settings(max_examples=40, deadline=5000, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=10_000, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(mutated_record(), st.binary(max_size=200), st.just(VALID)), min_size=1, max_size=4))
 def test_a_catalogue_of_anything_gives_only_clean_problems(contents):
     with tempfile.TemporaryDirectory() as tmp:
