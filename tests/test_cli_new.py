@@ -10,11 +10,16 @@ import re
 import select
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from errorkb.cli import main
-from errorkb.scaffold import first_template
+from errorkb.records import RecordError, load_record
+from errorkb.scaffold import first_template, pick_line, scaffold
 from errorkb.templates import compile_template
 
 PASTE = "DemoError: could not allocate 2.00 GiB on device 0 (1.50 GiB free) for tensor [8, 1024] in /tmp/run/model.pt"
@@ -167,3 +172,16 @@ def test_new_asks_in_a_terminal(project):
 def test_first_template_types_each_variable_part(message, template):
     assert first_template(message) == template
     assert compile_template(template).matches(message)
+
+
+@settings(max_examples=150, deadline=10_000, database=None)
+@given(st.text(min_size=1, max_size=200).filter(lambda m: any(c.isascii() and c.isalpha() for c in m) and "TODO:" not in m))
+def test_any_paste_gives_a_record_whose_only_problems_are_its_markers(paste):
+    """The first template compiles and matches the paste, and the YAML holds the paste as is."""
+    message, _ = pick_line(paste)
+    assert compile_template(first_template(message)).matches(message)
+    text = scaffold("demo-alloc", "", "demo", "Demo allocation failed", message)
+    with pytest.raises(RecordError) as refused:
+        load_record(Path("errors/demo/demo-alloc.md"), text)
+    assert {p.message.split(":")[0] for p in refused.value.problems} == {"unfilled scaffold placeholder"}
+    assert yaml.safe_load(text.split("---\n")[1])["messages"][0]["examples"] == [message]

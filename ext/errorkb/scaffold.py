@@ -93,9 +93,14 @@ def first_template(message: str) -> str:
 
 
 def pick_line(paste: str) -> tuple[str, int]:
-    """The line of a paste to build the template from (the last non-blank one), and its count."""
+    """The line of a paste to build the template from (the last non-blank one), and its count.
+
+    Other white space than spaces and tabs (a no-break space copied from a web page) becomes a
+    space: templates match runs of spaces and tabs only.
+    """
     lines = [line.strip() for line in paste.splitlines() if line.strip()]
-    return (lines[-1] if lines else ""), len(lines)
+    line = lines[-1] if lines else ""
+    return "".join(" " if c.isspace() and c != "\t" else c for c in line), len(lines)
 
 
 def field_problems(id: str, source: str, title: str, message: str) -> list[str]:
@@ -114,9 +119,13 @@ def field_problems(id: str, source: str, title: str, message: str) -> list[str]:
     return problems
 
 
+# Characters YAML does not allow unescaped in a document (DEL, C1 controls, non-characters).
+_NOT_YAML_PRINTABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
+
+
 def _quote(value: str) -> str:
-    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
-    return json.dumps(value, ensure_ascii=False)
+    """A YAML double-quoted scalar (JSON strings are valid YAML), readable and loadable."""
+    return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 
 def scaffold(id: str, code: str, source: str, title: str, message: str) -> str:
