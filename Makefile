@@ -8,13 +8,15 @@ STAMP := $(VENV)/.installed
 BUILDDIR := _build
 SPHINXOPTS ?=
 
-.PHONY: help html test doctest serve clean
+.PHONY: help html test doctest serve clean new check
 
 help:
 	@echo "make html   build the site into $(BUILDDIR)/html"
 	@echo "make test   run every test"
 	@echo "make doctest run every snippet of the records and report"
 	@echo "make serve  live preview at http://127.0.0.1:8000"
+	@echo "make new    start a record: make new ID=... CODE=... SOURCE=... TITLE=... MESSAGE='...'"
+	@echo "make check  check the records and the prose in seconds, without building"
 	@echo "make clean  remove build output"
 
 $(STAMP): pyproject.toml requirements.txt
@@ -36,8 +38,24 @@ doctest: $(STAMP)
 	@$(BIN)/sphinx-build -b examples -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/examples; \
 		status=$$?; tail -n 1 $(BUILDDIR)/examples/output.txt 2>/dev/null; exit $$status
 
+# Watches the sources (records, guides) and ext/. Pages are re-read when their file changes;
+# a change to the extension's Python code drops the cached environment so all are re-read
+# (the snippet results cached beside it stay).
 serve: $(STAMP)
-	$(BIN)/sphinx-autobuild -b html -d $(BUILDDIR)/doctrees --watch ext $(SPHINXOPTS) . $(BUILDDIR)/html
+	$(BIN)/sphinx-autobuild -b html -d $(BUILDDIR)/doctrees --watch ext \
+		--pre-build "sh -c 'find ext -name \"*.py\" -newer $(BUILDDIR)/doctrees/environment.pickle 2>/dev/null | grep -q . && rm -f $(BUILDDIR)/doctrees/environment.pickle || true'" \
+		$(SPHINXOPTS) . $(BUILDDIR)/html
+
+# Answers not given as variables are asked for in a terminal. Values reach the command through
+# the environment, unexpanded, so quotes and '$' in a pasted message survive.
+new: export override MESSAGE := $(value MESSAGE)
+new: export override TITLE := $(value TITLE)
+new: $(STAMP)
+	$(BIN)/errorkb new $${ID:+--id "$$ID"} $${CODE+--code "$$CODE"} $${SOURCE:+--source "$$SOURCE"} \
+		$${TITLE:+--title "$$TITLE"} $${MESSAGE:+--message "$$MESSAGE"} $${MESSAGE_FILE:+--message-file "$$MESSAGE_FILE"}
+
+check: $(STAMP)
+	$(BIN)/errorkb check
 
 clean:
 	rm -rf $(BUILDDIR)

@@ -35,6 +35,8 @@ CATEGORIES = {
 }
 SECTIONS = ("Causes", "Fixes", "Debugging")
 SLUG = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
+#: What ``errorkb new`` writes where the author still has to fill something in.
+SCAFFOLD_MARKER = "TODO:"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,7 +169,7 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
         except OSError as exc:
             raise fail(1, f"cannot read the file: {exc.strerror}") from None
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode("utf-8-sig")  # as Sphinx reads sources: a leading BOM is dropped
         except UnicodeDecodeError as exc:
             line = raw[: exc.start].count(b"\n") + 1
             raise fail(line, "the file is not UTF-8 text") from None
@@ -177,8 +179,12 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
     if parts is None:
         raise fail(1, "a record starts with YAML front matter between two '---' lines")
     front, body, fm_lines = parts
+    problems += _unfilled(text, shown)
 
-    data, lines, yaml_problems = _parse_yaml(front, shown)
+    try:
+        data, lines, yaml_problems = _parse_yaml(front, shown)
+    except RecursionError:
+        raise fail(2, "the front matter is nested too deeply") from None
     if yaml_problems:
         raise RecordError(yaml_problems)
     if not isinstance(data, dict):
@@ -204,6 +210,15 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
     if problems or fields is None:
         raise RecordError(problems)
     return Record(fields, shown, tuple(templates), sections, tuple(fixes), body, body_line, fm_lines, lines)
+
+
+def _unfilled(text: str, shown: str) -> list[Problem]:
+    """A scaffold marker left anywhere (fields, comments, prose) means the record is unfinished."""
+    return [
+        Problem(shown, n, f"unfilled scaffold placeholder: {line.strip()[:80]}")
+        for n, line in enumerate(text.split("\n"), 1)
+        if SCAFFOLD_MARKER in line
+    ]
 
 
 def _shown_path(path: Path, root: Path | None) -> str:
@@ -248,7 +263,7 @@ def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Probl
     try:
         node = yaml.compose(front, Loader=_Loader)
     except yaml.YAMLError as exc:
-        return None, {}, [Problem(shown, _yaml_error_line(exc), f"invalid YAML: {getattr(exc, 'problem', None) or exc}")]
+        return None, {}, [Problem(shown, _yaml_error_line(exc), f"invalid YAML: {_yaml_reason(exc)}")]
     if node is None:
         return None, {}, [Problem(shown, 2, "the front matter is empty")]
     lines: dict[str, int] = {}
@@ -260,7 +275,7 @@ def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Probl
         data = yaml.load(front, Loader=_Loader)
     except yaml.YAMLError as exc:  # e.g. an unknown tag
         mark = getattr(exc, "problem_mark", None)
-        return None, lines, [Problem(shown, mark.line + 2 if mark else 2, f"invalid YAML: {exc}")]
+        return None, lines, [Problem(shown, mark.line + 2 if mark else 2, f"invalid YAML: {_yaml_reason(exc)}")]
     return data, lines, []
 
 
@@ -272,7 +287,17 @@ def _yaml_error_line(exc: yaml.YAMLError) -> int:
     return mark.line + 2 if mark else 2
 
 
-def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[Problem], shown: str) -> None:
+def _yaml_reason(exc: yaml.YAMLError) -> str:
+    """PyYAML's reason on one line, without its marks (they count lines of the front matter only)."""
+    return " ".join((getattr(exc, "problem", None) or str(exc)).split())
+
+
+def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[Problem], shown: str, visited: set[int] | None = None) -> None:
+    visited = set() if visited is None else visited
+    if id(node) in visited:  # an alias: refused, as expanding nested ones grows exponentially
+        problems.append(Problem(shown, node.start_mark.line + 2, f"{path}: the value anchored here is reused with a YAML alias ('*'); write it out instead"))
+        return
+    visited.add(id(node))
     lines[path] = node.start_mark.line + 2
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
@@ -282,11 +307,11 @@ def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[Prob
                 problems.append(Problem(shown, key.start_mark.line + 2, f"field {name!r} is given twice"))
             seen.add(name)
             child = f"{path}.{name}" if path else name
-            _walk(value, child, lines, problems, shown)
+            _walk(value, child, lines, problems, shown, visited)
             lines[child] = key.start_mark.line + 2
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            _walk(item, f"{path}[{i}]", lines, problems, shown)
+            _walk(item, f"{path}[{i}]", lines, problems, shown, visited)
 
 
 _LAST_PART = re.compile(r"(\[\d+\]|\.[^.\[]+)$")

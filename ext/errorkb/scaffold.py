@@ -1,0 +1,170 @@
+"""A new record from one pasted message: what ``errorkb new`` writes.
+
+``first_template`` turns a message into a template by replacing the parts that change from
+run to run (sizes, numbers, shapes, paths, hex numbers, quoted text) with typed placeholders,
+and keeps only replacements that the compiled template captures exactly, so the message is
+always a matching first example.  ``scaffold`` writes the whole record around it, with a
+``TODO:`` marker (``records.SCAFFOLD_MARKER``) wherever the author has to write something;
+``errorkb check`` refuses the record until none is left.  Nothing here imports Sphinx.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+from .records import CATEGORIES, PHASES, PLATFORMS, SCAFFOLD_MARKER, SLUG
+from .templates import TemplateError, compile_template
+
+# What changes from run to run, most specific first: an earlier kind wins an overlap.
+_SIZE_UNIT = r"(?:[KMGTPE]i?B|[KMGTPE]|[kmgt]i?b|bytes|byte|B)"
+_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("quoted", re.compile(r"""(?<!\w)(?:'[^'\n]{1,512}'|"[^"\n]{1,512}"|`[^`\n]{1,512}`)(?!\w)""")),
+    ("path", re.compile(r"(?<![^\s'\"(=:])(?:~|\.{1,2})?/[^\s'\"<>|]*[^\s'\"<>|.,;:)\]]")),
+    ("hex", re.compile(r"(?<![\w.])0[xX][0-9a-fA-F]{1,32}(?!\w)")),
+    ("shape", re.compile(r"\[ ?[0-9?]+(?: ?[,x*] ?[0-9?]+)* ?,? ?\]|\( ?[0-9?]+(?: ?, ?[0-9?]+)+ ?,? ?\)")),
+    ("size", re.compile(rf"(?<![\w.,])[0-9]{{1,20}}(?:\.[0-9]{{1,6}})? ?{_SIZE_UNIT}(?![\w])")),
+    ("float", re.compile(r"(?<![\w.,])-?[0-9]{1,20}(?:\.[0-9]{1,20}(?:[eE][-+]?[0-9]{1,4})?|[eE][-+]?[0-9]{1,4})(?![\w]|\.[0-9])")),
+    ("int", re.compile(r"(?<![\w.,])-?[0-9]{1,3}(?:,[0-9]{3})+(?![\w]|[.,][0-9])|(?<![\w.,])-?[0-9]{1,24}(?![\w]|[.,][0-9])")),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Part:
+    start: int
+    end: int
+    type: str
+
+
+def _variable_parts(message: str) -> list[_Part]:
+    taken: list[_Part] = []
+    for type_, pattern in _KINDS:
+        for m in pattern.finditer(message):
+            if not any(m.start() < p.end and p.start < m.end() for p in taken):
+                taken.append(_Part(m.start(), m.end(), type_))
+    return sorted(taken, key=lambda p: p.start)
+
+
+def _escape(literal: str) -> str:
+    return literal.replace("{", "{{").replace("}", "}}")
+
+
+def _render(message: str, parts: list[_Part]) -> str:
+    out: list[str] = []
+    counts: dict[str, int] = {}
+    at = 0
+    for part in parts:
+        out.append(_escape(message[at : part.start]))
+        counts[part.type] = counts.get(part.type, 0) + 1
+        name = part.type if counts[part.type] == 1 else f"{part.type}{counts[part.type]}"
+        out.append(f"{{{name}:{part.type}}}")
+        at = part.end
+    out.append(_escape(message[at:]))
+    return "".join(out)
+
+
+def _first_wrong(message: str, parts: list[_Part]) -> int | None:
+    """Index of the first part the compiled template does not capture exactly, else None."""
+    if not parts:
+        return None
+    try:
+        template = compile_template(_render(message, parts))
+    except TemplateError:
+        return len(parts) - 1
+    m = template.regex.search(message)
+    if m is None:
+        return len(parts) - 1
+    for i, part in enumerate(parts):
+        if m.span(f"p{i}") != (part.start, part.end):
+            return i
+    return None
+
+
+def first_template(message: str) -> str:
+    """A template for ``message`` that ``message`` itself matches, placeholder for placeholder."""
+    message = message.strip()
+    parts = _variable_parts(message)
+    # Two placeholders need literal text between them: keep the first of each touching pair.
+    parts = [p for i, p in enumerate(parts) if i == 0 or parts[i - 1].end < p.start]
+    while (wrong := _first_wrong(message, parts)) is not None:
+        del parts[wrong]
+    return _render(message, parts)
+
+
+def pick_line(paste: str) -> tuple[str, int]:
+    """The line of a paste to build the template from (the last non-blank one), and its count.
+
+    Other white space than spaces and tabs (a no-break space copied from a web page) becomes a
+    space: templates match runs of spaces and tabs only.
+    """
+    lines = [line.strip() for line in paste.splitlines() if line.strip()]
+    line = lines[-1] if lines else ""
+    return "".join(" " if c.isspace() and c != "\t" else c for c in line), len(lines)
+
+
+def field_problems(id: str, source: str, title: str, message: str) -> list[str]:
+    """What is wrong with the answers before anything is written."""
+    problems = []
+    for name, value in (("id", id), ("source", source)):
+        if not re.match(SLUG, value):
+            problems.append(f"{name} {value!r} must be a lower-case slug such as 'cuda-oom' (letters, digits, '-' and '.')")
+    if not 3 <= len(title.strip()) <= 120:
+        problems.append("title must be 3 to 120 characters")
+    if not re.search(r"[A-Za-z]", message):
+        problems.append("the message must be the error's text as printed")
+    for name, value in (("title", title), ("message", message)):
+        if SCAFFOLD_MARKER in value:
+            problems.append(f"{name} must not contain {SCAFFOLD_MARKER!r}")
+    return problems
+
+
+# Characters YAML does not allow unescaped in a document (DEL, C1 controls, non-characters).
+_NOT_YAML_PRINTABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
+
+
+def _quote(value: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML), readable and loadable."""
+    return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+
+
+def scaffold(id: str, code: str, source: str, title: str, message: str) -> str:
+    """The text of a new record: complete and valid except for its ``TODO:`` markers."""
+    todo = SCAFFOLD_MARKER
+    code_line = f"code: {_quote(code)}" if code else f"code:  # {todo} the vendor's code as printed, if any"
+    return f"""\
+---
+id: {id}
+{code_line}
+title: {_quote(title.strip())}
+summary: "{todo} one sentence on what happened; it is the page's description in search results."
+source: {source}
+platforms: [gpu]  # {todo} where it happens: {", ".join(PLATFORMS)}
+frameworks: [pytorch]  # {todo} lower-case slugs: jax, pytorch, tensorflow ...
+phase: run-time  # {todo} one of {", ".join(PHASES)}
+category: device-memory  # {todo} one of {", ".join(CATEGORIES)}
+messages:
+  # {todo} rename the placeholders after what they mean (requested, capacity, free ...)
+  - template: {_quote(first_template(message))}
+    examples:
+      - {_quote(message.strip())}
+related: []
+references: []  # {todo} links to the vendor's documentation of this error, or delete the comment
+---
+
+## Causes
+
+{todo} why the error happens, the most common reason first.
+
+## Fixes
+
+{todo} one `###` heading per fix, in the order to try them.
+
+### {todo} the first thing to try
+
+{todo} what to do, what it costs (speed, numerics, money) and when it applies.
+
+## Debugging
+
+{todo} how to tell which of the causes applies.
+"""

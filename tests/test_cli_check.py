@@ -1,0 +1,113 @@
+"""``errorkb check``: every kind of bad contribution is refused with its file and line."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import time
+
+import pytest
+
+from errorkb.cli import main
+
+from conftest import ROOT, record_text
+
+RECORD = "errors/demo/demo-oom.md"
+
+
+def check(project) -> tuple[int, list[str]]:
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = main(["--root", str(project.root), "check"])
+    finally:
+        sys.stdout, sys.stderr = old
+    return code, out.getvalue().splitlines()
+
+
+def line_of(text: str, fragment: str) -> int:
+    return next(n for n, line in enumerate(text.split("\n"), 1) if fragment in line)
+
+
+def test_a_valid_record_passes(project):
+    project.add_record()
+    assert check(project) == (0, [])
+
+
+# (what to change in the valid record, a fragment of the line it is reported at (None: the
+# last line), what the problem says)
+BAD_RECORDS = {
+    "value outside the vocabulary": (("phase: run-time", "phase: sometimes"), "phase:", "phase: 'sometimes' is not one of"),
+    "unknown field": (("title:", "colour: red\ntitle:"), "colour:", "unknown field 'colour'"),
+    "missing field": (("summary: The demo device could not allocate a buffer because its memory was full.\n", ""), "id:", "missing required field 'summary'"),
+    "template that does not compile": (("{device:int}\"", "{device:bogus}\""), "template:", "unknown placeholder type 'bogus'"),
+    "example that does not match": (("on device 0\"", "on the device\""), "- \"DemoError", "messages[0].examples[0] does not match its template"),
+    "related id that does not exist": (("related: []", "related: [demo-nope]"), "related:", "no record has the id 'demo-nope'"),
+    "missing section": (("## Debugging\n\nPrint the memory in use before the failing step.\n", ""), None, "missing section '## Debugging'"),
+    "unfilled placeholder": (("left.\n", "left.\nTODO: say why.\n"), "TODO: say why", "unfilled scaffold placeholder"),
+    "prose with a hard tab": (("left.\n", "left.\n\n-\tan item\n"), "\tan item", "(MD010)"),
+    "prose with a broken heading": (("## Debugging", "##Debugging"), "##Debugging", "(MD018)"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_RECORDS, ids=list(BAD_RECORDS))
+def test_a_bad_record_is_refused_at_its_line(project, case):
+    (old, new), fragment, complaint = BAD_RECORDS[case]
+    text = record_text().replace(old, new, 1)
+    assert text != record_text(), "the change did not apply"
+    project.add_record(text)
+    code, lines = check(project)
+    line = line_of(text, fragment) if fragment else text.count("\n") + 1
+    assert code == 1
+    assert any(out.startswith(f"{RECORD}:{line}: ") and complaint in out for out in lines), lines
+
+
+def test_ids_and_codes_are_unique(project):
+    project.add_record()
+    other = project.add_record(id="demo-oom", source="other", code="DEMO2")
+    third = project.add_record(id="demo-three", code="demo1")
+    code, lines = check(project)
+    assert code == 1
+    assert any(l.startswith("errors/other/demo-oom.md:2: id 'demo-oom' is already used by errors/demo/demo-oom.md") for l in lines), lines
+    assert any(l.startswith("errors/demo/demo-three.md:3: code 'demo1' is already used by errors/demo/demo-oom.md") for l in lines), lines
+    assert other.exists() and third.exists()
+
+
+def test_an_example_claimed_by_another_record_is_refused(project):
+    project.add_record()
+    project.add_record(id="demo-two", code="DEMO2")  # the same template: each claims the other's example
+    code, lines = check(project)
+    example = line_of(record_text(), "- \"DemoError")
+    assert code == 1
+    assert f"{RECORD}:{example}: messages[0].examples[0] is also matched by demo-two's template" in "\n".join(lines)
+
+
+def test_guides_are_linted_too(project):
+    project.add_record()
+    project.write("docs/guide.md", "# A guide\n\nSome text.\n\n\n\nMore text.\n")
+    code, lines = check(project)
+    assert code == 1 and lines[0].startswith("docs/guide.md:5: ") and all("(MD012)" in l for l in lines), lines
+
+
+def test_an_unreadable_record_is_reported_once(project):
+    project.add_record()
+    (project.root / "errors/demo/binary.md").write_bytes(b"---\nid: x\n\xff\xfe\x00\x01")
+    code, lines = check(project)
+    assert (code, lines) == (1, ["errors/demo/binary.md:3: the file is not UTF-8 text"])
+
+
+def test_the_site_itself_passes_in_seconds():
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "errorkb.cli", "--root", str(ROOT), "check"], capture_output=True, text=True, timeout=120)
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert elapsed < 20, f"errorkb check took {elapsed:.1f}s"
+
+
+def test_a_record_saved_with_a_byte_order_mark_loads(project):
+    """Some editors start UTF-8 files with a BOM; Sphinx drops it, and so does the loader."""
+    project.add_record().write_bytes("\ufeff".encode() + record_text().encode())
+    assert check(project) == (0, [])
+    assert project.build().returncode == 0

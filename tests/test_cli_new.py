@@ -1,0 +1,187 @@
+"""``errorkb new`` / ``make new``: a scaffold from one paste, refused until filled in, then built."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from errorkb.cli import main
+from errorkb.records import RecordError, load_record
+from errorkb.scaffold import first_template, pick_line, scaffold
+from errorkb.templates import compile_template
+
+PASTE = "DemoError: could not allocate 2.00 GiB on device 0 (1.50 GiB free) for tensor [8, 1024] in /tmp/run/model.pt"
+NEW = ["new", "--id", "demo-alloc", "--code", "DEMO9", "--source", "demo", "--title", "Demo allocation failed"]
+
+
+def run(project, *argv: str, stdin: str = "") -> tuple[int, str, str]:
+    """Run the command line in-process, as a pipe (not a terminal) on standard input."""
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = io.StringIO(stdin), out, err
+    try:
+        code = main(["--root", str(project.root), *argv])
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = old
+    return code, out.getvalue(), err.getvalue()
+
+
+def fill(text: str) -> str:
+    """What an author does next: answer every TODO: marker."""
+    lines = []
+    for line in text.split("\n"):
+        if line.startswith("### TODO:"):
+            line = "### Use a smaller batch"
+        elif "# TODO:" in line:
+            line = line.split("# TODO:")[0].rstrip()
+            if not line.strip():
+                continue
+        elif line.startswith("summary:"):
+            line = "summary: The demo device could not allocate a buffer for the tensor it was asked for."
+        elif line.startswith("TODO:"):
+            line = "Prose the author wrote for this section."
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def test_new_then_check_then_build(project):
+    code, out, err = run(project, *NEW, "--message", PASTE)
+    assert code == 0, err
+    path = project.root / "errors/demo/demo-alloc.md"
+    assert "Wrote errors/demo/demo-alloc.md" in out and "make check" in out
+    text = path.read_text(encoding="utf-8")
+
+    record_template = re.search(r'template: (".*")', text).group(1)
+    template = compile_template(json.loads(record_template))
+    assert template.matches(PASTE)
+    assert [p.type for p in template.placeholders] == ["size", "int", "size", "shape", "path"]
+
+    # Unfilled: refused, one file:line per marker, and by the full build too.
+    code, out, _ = run(project, "check")
+    todo_lines = [n for n, line in enumerate(text.split("\n"), 1) if "TODO:" in line]
+    assert code == 1
+    assert [int(line.split(":")[1]) for line in out.splitlines()] == todo_lines
+    assert all(line.startswith("errors/demo/demo-alloc.md:") for line in out.splitlines())
+    failed = project.build()
+    assert failed.returncode != 0 and "errors/demo/demo-alloc.md:5: unfilled scaffold placeholder" in failed.stderr
+
+    path.write_text(fill(text), encoding="utf-8")
+    code, out, err = run(project, "check")
+    assert (code, out) == (0, ""), out + err
+    built = project.build()
+    assert built.returncode == 0, built.stderr
+    page = (project.out / "errors/demo/demo-alloc.html").read_text(encoding="utf-8")
+    assert "Demo allocation failed" in page and "Use a smaller batch" in page
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["--id", "Demo_Alloc"], "id 'Demo_Alloc' must be a lower-case slug"),
+        (["--source", "../etc"], "source '../etc' must be a lower-case slug"),
+        (["--title", "x"], "title must be 3 to 120 characters"),
+        (["--id", "demo-oom"], "'demo-oom' is already used by errors/demo/demo-oom.md"),
+        (["--code", "demo1"], "'demo1' is already used by errors/demo/demo-oom.md"),
+        (["--message", "DemoError: could not allocate 1 GiB on device 3"], "errors/demo/demo-oom.md already matches this message"),
+        (["--message", "1234 5678"], "the message must be the error's text as printed"),
+    ],
+)
+def test_new_refuses_bad_answers(project, argv, complaint):
+    project.add_record()
+    args = dict(zip(NEW[1::2], NEW[2::2]), **{"--message": PASTE})
+    args.update(zip(argv[::2], argv[1::2]))
+    before = sorted(project.root.rglob("*.md"))
+    code, _, err = run(project, "new", *[x for kv in args.items() for x in kv])
+    assert code == 1 and complaint in err
+    assert sorted(project.root.rglob("*.md")) == before
+
+
+def test_new_never_overwrites(project):
+    assert run(project, *NEW, "--message", PASTE)[0] == 0
+    path = project.root / "errors/demo/demo-alloc.md"
+    path.write_text("work in progress", encoding="utf-8")
+    code, _, err = run(project, *NEW, "--message", PASTE)
+    assert code == 1 and "errors/demo/demo-alloc.md exists already" in err
+    assert path.read_text(encoding="utf-8") == "work in progress"
+
+
+def test_new_without_a_terminal_asks_nothing(project):
+    code, _, err = run(project, "new", "--id", "demo-alloc", stdin="demo\nA title\n")
+    assert code == 2 and "missing --source, --title, --message" in err
+    assert not (project.root / "errors").exists()
+
+
+def test_new_reads_the_last_line_of_a_multi_line_paste_from_stdin(project):
+    paste = "Traceback (most recent call last):\n  File \"train.py\", line 3\n" + PASTE + "\n"
+    code, out, _ = run(project, *NEW, "--message-file", "-", stdin=paste)
+    assert code == 0 and "last line of the 3-line paste" in out
+    record = (project.root / "errors/demo/demo-alloc.md").read_text(encoding="utf-8")
+    assert f"      - {json.dumps(PASTE)}" in record
+
+
+def test_new_asks_in_a_terminal(project):
+    """Run in a pseudo-terminal: every missing answer is asked for, one prompt each."""
+    main_fd, child_fd = pty.openpty()
+    cmd = [sys.executable, "-m", "errorkb.cli", "--root", str(project.root), "new"]
+    proc = subprocess.Popen(cmd, stdin=child_fd, stdout=child_fd, stderr=child_fd, close_fds=True)
+    os.close(child_fd)
+    answers = ["demo-alloc", "", "demo", "Demo allocation failed", "Traceback (most recent call last):\n" + PASTE + "\n"]
+    seen = b""
+    try:
+        for answer in answers:
+            while not seen.rstrip().endswith(b":"):
+                ready, _, _ = select.select([main_fd], [], [], 30)
+                assert ready, f"no prompt after {seen!r}"
+                seen += os.read(main_fd, 4096)
+            os.write(main_fd, answer.encode() + b"\n")
+            seen = b""
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()
+        os.close(main_fd)
+    record = (project.root / "errors/demo/demo-alloc.md").read_text(encoding="utf-8")
+    assert "code:  # TODO:" in record and 'title: "Demo allocation failed"' in record
+    assert f"      - {json.dumps(PASTE)}" in record
+
+
+@pytest.mark.parametrize(
+    ("message", "template"),
+    [
+        ("Used 49.34G of 32.00G hbm.", "Used {size:size} of {size2:size} hbm."),
+        ("allocate 512 bytes on device 1", "allocate {size:size} on device {int:int}"),
+        ("ratio 0.93 over 1e-3 limit", "ratio {float:float} over {float2:float} limit"),
+        ("shape [8, 1024] and (32, 3, 224, 224) wanted", "shape {shape:shape} and {shape2:shape} wanted"),
+        ("at 0x7f3a00 from ~/data/train.json:", "at {hex:hex} from {path:path}:"),
+        ("buffer 'u8[1024]{0}' too big", "buffer {quoted:quoted} too big"),
+        ("literal {braces} stay E1000 xla_2 v5e", "literal {{braces}} stay E1000 xla_2 v5e"),
+        ("count 1,024 items", "count {int:int} items"),
+    ],
+)
+def test_first_template_types_each_variable_part(message, template):
+    assert first_template(message) == template
+    assert compile_template(template).matches(message)
+
+
+@settings(max_examples=150, deadline=10_000, database=None)
+@given(st.text(min_size=1, max_size=200).filter(lambda m: any(c.isascii() and c.isalpha() for c in m) and "TODO:" not in m))
+def test_any_paste_gives_a_record_whose_only_problems_are_its_markers(paste):
+    """The first template compiles and matches the paste, and the YAML holds the paste as is."""
+    message, _ = pick_line(paste)
+    assert compile_template(first_template(message)).matches(message)
+    text = scaffold("demo-alloc", "", "demo", "Demo allocation failed", message)
+    with pytest.raises(RecordError) as refused:
+        load_record(Path("errors/demo/demo-alloc.md"), text)
+    assert {p.message.split(":")[0] for p in refused.value.problems} == {"unfilled scaffold placeholder"}
+    assert yaml.safe_load(text.split("---\n")[1])["messages"][0]["examples"] == [message]

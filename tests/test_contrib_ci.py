@@ -1,0 +1,101 @@
+"""The hosted-repository files cannot run here: validate them against their vendored schemas
+(offline) and hold the pull-request workflow to its promises (read-only, no secrets)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT
+
+WORKFLOWS = ROOT / ".github/workflows"
+PULL_REQUEST = WORKFLOWS / "pull-request.yml"
+PUBLISH = WORKFLOWS / "publish.yml"
+
+SCHEMAS = [
+    ("vendor.github-workflows", [PULL_REQUEST, PUBLISH]),
+    ("custom.github-workflows-require-timeout", [PULL_REQUEST, PUBLISH]),
+    ("vendor.github-issue-forms", [ROOT / ".github/ISSUE_TEMPLATE/missing-error.yml"]),
+    ("vendor.github-issue-config", [ROOT / ".github/ISSUE_TEMPLATE/config.yml"]),
+    ("vendor.readthedocs", [ROOT / ".readthedocs.yaml"]),
+]
+
+
+def check_jsonschema(schema: str, files: list[Path]) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, *map(str, files)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(("schema", "files"), SCHEMAS, ids=[s for s, _ in SCHEMAS])
+def test_files_match_their_schema(schema, files):
+    done = check_jsonschema(schema, files)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_schema_check_catches_a_broken_workflow(tmp_path):
+    broken = tmp_path / "broken.yml"
+    broken.write_text(PULL_REQUEST.read_text().replace("runs-on:", "runs_on:", 1))
+    done = check_jsonschema("vendor.github-workflows", [broken])
+    assert done.returncode != 0 and "broken.yml" in done.stdout
+
+
+def load(path: Path) -> dict:
+    data = yaml.safe_load(path.read_text())
+    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads a bare `on` as true
+    return data
+
+
+def steps(workflow: dict) -> list[dict]:
+    return [step for job in workflow["jobs"].values() for step in job["steps"]]
+
+
+def test_pull_requests_run_untrusted_code_with_a_read_only_token_and_no_secrets():
+    workflow = load(PULL_REQUEST)
+    assert set(workflow["on"]) == {"pull_request"}
+    assert workflow["permissions"] == {"contents": "read"}
+    assert all("permissions" not in job for job in workflow["jobs"].values())
+    text = PULL_REQUEST.read_text()
+    assert not re.search(r"\bsecrets\.|pull_request_target", re.sub(r"#.*", "", text))
+    for step in steps(workflow):
+        if step.get("uses", "").startswith("actions/checkout@"):
+            assert step["with"]["persist-credentials"] is False
+
+
+def test_pull_requests_check_test_and_build_with_the_makefile():
+    runs = [step["run"] for step in steps(load(PULL_REQUEST)) if "run" in step]
+    assert runs == ["make check", "make test", "make html"]
+    makefile = (ROOT / "Makefile").read_text()
+    for target in ("check", "test", "html"):
+        assert re.search(rf"^{target}:", makefile, re.M), f"the Makefile has no {target} target"
+
+
+def test_merges_publish_the_checked_site_with_github_pages():
+    workflow = load(PUBLISH)
+    assert workflow["on"]["push"] == {"branches": ["main"]}
+    assert workflow["permissions"] == {"contents": "read"}
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    runs = " ; ".join(step["run"] for step in build["steps"] if "run" in step)
+    assert runs.startswith("make check ; make html")
+    upload = next(s for s in build["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert upload["with"]["path"] == "_build/html"
+    assert deploy["needs"] == "build" and deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+    assert "secrets." not in re.sub(r"#.*", "", PUBLISH.read_text())
+
+
+def test_read_the_docs_builds_the_same_site():
+    config = yaml.safe_load((ROOT / ".readthedocs.yaml").read_text())
+    assert config["sphinx"] == {"configuration": "conf.py", "builder": "html", "fail_on_warning": True}
+    assert {"requirements": "requirements.txt"} in config["python"]["install"]
+    assert config["build"]["tools"]["python"] == "3.11"
+
+
+def test_the_issue_form_asks_for_the_paste():
+    form = yaml.safe_load((ROOT / ".github/ISSUE_TEMPLATE/missing-error.yml").read_text())
+    paste = next(item for item in form["body"] if item.get("id") == "paste")
+    assert paste["type"] == "textarea" and paste["validations"]["required"] is True
