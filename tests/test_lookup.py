@@ -81,6 +81,12 @@ def test_ansi_codes_and_log_prefixes_do_not_get_in_the_way(index):
     assert lines[0].text == "Killed"
 
 
+def test_no_break_spaces_from_a_web_page_still_match(index):
+    top = lookup(index, "CUDA\u00a0out of\u00a0memory. Tried to allocate 139. MiB").matches[0]
+    assert top.exact and top.record["id"] == "demo-cuda-generic"
+    assert top.values["requested"].number == 139 * 1024**2
+
+
 def test_fallback_is_labelled_closest_not_exact(index):
     result = lookup(index, "CUDA out of memory while loading the model (reworded)")
     assert result.matches and not result.exact

@@ -36,6 +36,7 @@ EXTRA_PASTES = [
     "\x00\x01binary",
     "x" * 300_000 + "\nKilled",
     "y" * 5000 + "\nCUDA out of memory. Tried to allocate 1,024 bytes",
+    "CUDA\u00a0out of memory. Tried\u202fto allocate 139. MiB",  # copied from a web page
 ]
 
 

@@ -38,7 +38,9 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 _ANSI = re.compile(r"\x1b\[[0-?]{0,64}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Control characters, and the no-break and other Unicode spaces that copying from a web page
+# leaves in a paste: all become plain spaces, which templates match.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 _LOG_PREFIX = re.compile(
     r"^[ \t]{0,8}(?:"
     r"\[rank[0-9]{1,6}\]:?"  # torchrun: [rank3]:

@@ -18,7 +18,7 @@
   const BM25_B = 0.75;
 
   const ANSI = /\x1b\[[0-?]{0,64}[ -\/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]/g;
-  const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/g;
+  const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\u00a0\u2000-\u200a\u202f\u205f\u3000]/g;
   const LOG_PREFIX = new RegExp(
     "^[ \\t]{0,8}(?:" +
       "\\[rank[0-9]{1,6}\\]:?" +
@@ -259,7 +259,7 @@
     kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4, pib: 1024 ** 5, eib: 1024 ** 6,
     kb: 1000, mb: 1000 ** 2, gb: 1000 ** 3, tb: 1000 ** 4, pb: 1000 ** 5, eb: 1000 ** 6,
   };
-  const SIZE_PARTS = /^([0-9]+(?:[.,][0-9]+)?)[ \t]?([A-Za-z]+)$/;
+  const SIZE_PARTS = /^([0-9]+(?:[.,][0-9]*)?)[ \t]?([A-Za-z]+)$/;
 
   function roundHalfEven(x) {
     const r = Math.round(x);
