@@ -137,3 +137,19 @@ def test_the_real_catalogue_is_valid():
     catalogue, problems = load_catalogue(ROOT / "errors", root=ROOT)
     assert [str(p) for p in problems] == []
     assert "xla-e1000" in catalogue.records
+
+
+def test_alias_must_be_an_id_or_code(tmp_path):
+    text = record_text().replace("related: []", "related: []\naliases: [OldDemo, CUDA OOM]")
+    assert problems_of(tmp_path, text) == [
+        "errors/demo/demo-oom.md:16: aliases: 'CUDA OOM' is not an old id or code "
+        "(letters, digits, '.', '_' and '-'; each gets a redirect page)"
+    ]
+
+
+def test_a_broken_record_is_not_also_reported_as_an_unknown_related_id(tmp_path):
+    write(tmp_path, id="demo-oom", related="[demo-broken]")
+    broken = tmp_path / "errors/demo/demo-broken.md"
+    broken.write_text(record_text(id="demo-broken", code="DEMO2").replace("phase: run-time", "phase: later"))
+    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    assert [p.path for p in problems] == ["errors/demo/demo-broken.md"]

@@ -35,6 +35,7 @@ CATEGORIES = {
 }
 SECTIONS = ("Causes", "Fixes", "Debugging")
 SLUG = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
+ALIAS = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 #: What ``errorkb new`` writes where the author still has to fill something in.
 SCAFFOLD_MARKER = "TODO:"
 
@@ -92,6 +93,14 @@ class Frontmatter(BaseModel):
         for v in values:
             if not re.match(SLUG, v):
                 raise ValueError(f"{v!r} is not a lower-case slug such as 'pytorch'")
+        return values
+
+    @field_validator("aliases")
+    @classmethod
+    def _aliases(cls, values: list[str]) -> list[str]:
+        for v in values:
+            if not re.match(ALIAS, v):
+                raise ValueError(f"{v!r} is not an old id or code (letters, digits, '.', '_' and '-'; each gets a redirect page)")
         return values
 
     @field_validator("references")
@@ -468,8 +477,11 @@ def load_catalogue(folder: Path, *, root: Path | None = None) -> tuple[Catalogue
                 problems.append(Problem(record.path, record.line_of(field), f"{field} {key!r} is already used by {other.path}"))
             owners.setdefault(key.casefold(), record)
         records.setdefault(record.id, record)
+    failed = {path.stem for path in record_files(folder)} - set(records)  # already reported
     for record in records.values():
         for i, rel in enumerate(record.related):
+            if rel in failed:
+                continue
             if rel not in records:
                 problems.append(Problem(record.path, record.line_of(f"related[{i}]"), f"related[{i}]: no record has the id {rel!r}"))
             elif rel == record.id:
