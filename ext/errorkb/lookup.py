@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from decimal import ROUND_HALF_UP, Decimal
 import re
 from typing import Any
 
@@ -376,11 +377,19 @@ def closest(index: LookupIndex, lines: list[Line]) -> list[Match]:
 # What the numbers mean
 
 
+def fixed(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals, an exact tie rounded up: as JavaScript's ``toFixed`` does.
+
+    Python's own formatting rounds ties to even (1.125 -> "1.12"), the browser up ("1.13").
+    """
+    return str(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
 def format_bytes(n: float) -> str:
     for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if abs(n) >= factor:
-            return f"{n / factor:.2f} {unit}"
-    return f"{n:.0f} bytes"
+            return f"{fixed(n / factor, 2)} {unit}"
+    return f"{fixed(n, 0)} bytes"
 
 
 def explain(values: dict[str, Value]) -> dict[str, Any] | None:
@@ -404,9 +413,9 @@ def explain(values: dict[str, Value]) -> dict[str, Any] | None:
         shortfall = excess or need - capacity
         ratio = need / capacity
         pct = shortfall / need * 100
-        text = (f"Needs {ratio:.2f}x this device's memory: {format_bytes(need)} against "
+        text = (f"Needs {fixed(ratio, 2)}x this device's memory: {format_bytes(need)} against "
                 f"{format_bytes(capacity)}, {format_bytes(shortfall)} short. To fit, peak memory must "
-                f"shrink by at least {pct:.0f}%")
+                f"shrink by at least {fixed(pct, 0)}%")
         if ratio <= 2:
             text += "; halving the largest arrays (bfloat16) or the batch can be enough."
         else:
@@ -417,7 +426,7 @@ def explain(values: dict[str, Value]) -> dict[str, Any] | None:
         text = f"Asked for {format_bytes(requested)} with {format_bytes(free)} free: {format_bytes(shortfall)} short."
         if capacity and requested < capacity:
             pct = requested / capacity * 100
-            text += (f" The request is {pct:.1f}% of the device's {format_bytes(capacity)}: most memory is already "
+            text += (f" The request is {fixed(pct, 1)}% of the device's {format_bytes(capacity)}: most memory is already "
                      "held, so free or defragment what is held rather than only shrinking this request.")
         return {"ratio": None, "shortfall": shortfall, "text": text}
     return None
