@@ -75,7 +75,7 @@ def test_new_then_check_then_build(project):
     assert [int(line.split(":")[1]) for line in out.splitlines()] == todo_lines
     assert all(line.startswith("errors/demo/demo-alloc.md:") for line in out.splitlines())
     failed = project.build()
-    assert failed.returncode != 0 and "errors/demo/demo-alloc.md:5: unfilled scaffold placeholder" in failed.stderr
+    assert failed.returncode != 0 and "errors/demo/demo-alloc.md:5: ERROR: unfilled scaffold placeholder" in failed.stderr
 
     path.write_text(fill(text), encoding="utf-8")
     code, out, err = run(project, "check")
