@@ -120,13 +120,14 @@ def test_redirects_from_aliases_and_codes(project: Project) -> None:
         assert '<meta name="robots" content="noindex">' in page
 
 
-def test_alias_that_cannot_be_a_file_name_warns_with_file_and_line(project: Project) -> None:
-    text = with_aliases("[old demo/one]")
+def test_code_that_cannot_be_a_file_name_warns_with_file_and_line(project: Project) -> None:
+    # Codes are printed as the vendor prints them; aliases are refused earlier, by the schema.
+    text = record_text(code='"OLD DEMO/1"')
     project.add_record(text)
     result = project.build()
     assert result.returncode != 0
-    line = text.splitlines().index("aliases: [old demo/one]") + 1
-    assert f"errors/demo/demo-oom.md:{line}: WARNING: 'old demo/one' cannot be a file name" in result.stderr
+    line = text.splitlines().index('code: "OLD DEMO/1"') + 1
+    assert f"errors/demo/demo-oom.md:{line}: WARNING: 'OLD DEMO/1' cannot be a file name" in result.stderr
 
 
 # ---------------------------------------------------------------------------------------------
