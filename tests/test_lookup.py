@@ -179,3 +179,19 @@ def build_index_from(templates: dict[str, str]) -> LookupIndex:
 def test_a_message_whole_in_one_line_is_reported_on_that_line(index):
     top = lookup(index, "Epoch 3/10\n" + DETAIL + "\nexit code 1").matches[0]
     assert (top.line, top.lines, top.text) == (1, 1, DETAIL)
+
+
+def test_every_example_of_the_catalogue_finds_its_own_record_first():
+    from conftest import ROOT
+
+    catalogue, problems = load_catalogue(ROOT / "errors", root=ROOT)
+    assert not problems
+    index = build_index(catalogue)
+    wrong = []
+    for record in catalogue.records.values():
+        for message in record.messages:
+            for example in message.examples:
+                top = lookup(index, example).matches[:1]
+                if not top or not top[0].exact or top[0].record["id"] != record.id:
+                    wrong.append((record.id, example, top[0].record["id"] if top else None))
+    assert wrong == []
