@@ -22,6 +22,8 @@ from .pages import catalogue_of
 from .records import PHASES, PLATFORMS, Catalogue, Record
 
 COLUMNS = ("Code", "Error", "First message", "Platforms", "Phase")
+# Each cell's class, errorkb-col-<key>: narrow screens lay a row out as a card by column.
+COLUMN_KEYS = ("code", "error", "message", "platforms", "phase")
 SCRIPT = "errorkb-catalogue.js"
 
 
@@ -38,8 +40,8 @@ def _ordered(catalogue: Catalogue) -> list[Record]:
 
 def _row(cells: list[nodes.Node], classes: list[str] | None = None) -> nodes.row:
     row = nodes.row(classes=classes or [])
-    for cell in cells:
-        entry = nodes.entry()
+    for key, cell in zip(COLUMN_KEYS, cells, strict=True):
+        entry = nodes.entry(classes=[f"errorkb-col-{key}"])
         entry += cell if isinstance(cell, nodes.paragraph) else nodes.paragraph("", "", cell)
         row += entry
     return row

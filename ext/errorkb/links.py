@@ -21,7 +21,7 @@ from sphinx.util.nodes import make_refnode
 
 from .catalogue import fingerprint
 from .domain import ErrorDomain
-from .pages import catalogue_of, referenced_by, related_of
+from .pages import catalogue_of, footer_group, referenced_by, related_of
 
 
 def _domain(env: BuildEnvironment) -> ErrorDomain:
@@ -76,22 +76,23 @@ def _title(env: BuildEnvironment, docname: str) -> str:
 
 
 def fill_referenced_by(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """``doctree-resolved``: list the pages that link to this record, or drop the placeholder."""
+    """``doctree-resolved``: list the pages that link to this record, or drop the placeholder.
+
+    A "See also" section left with nothing in it says so rather than showing an empty heading.
+    """
     referrers = _domain(app.env).backlinks
     for node in list(doctree.findall(referenced_by)):
         pages = sorted(referrers.get(node["record_id"], ()),
                        key=lambda d: (not d.startswith(app.config.errorkb_records_dir + "/"), _title(app.env, d)))
         if not pages:
-            node.parent.remove(node)
+            section = node.parent
+            section.remove(node)
+            if not any(isinstance(child, nodes.container) for child in section.children):
+                section += nodes.paragraph(text="No related errors, references or pages that link here yet.")
             continue
-        box = nodes.container(ids=["referenced-by"], classes=["errorkb-referenced-by"])
-        box += nodes.rubric(text="Referenced by")
-        items = nodes.bullet_list()
-        for page in pages:
-            ref = make_refnode(app.builder, docname, page, "", nodes.inline(text=_title(app.env, page)))
-            items += nodes.list_item("", nodes.paragraph("", "", ref))
-        box += items
-        node.replace_self(box)
+        node.replace_self(footer_group("Referenced by", "referenced-by", [
+            nodes.paragraph("", "", make_refnode(app.builder, docname, page, "", nodes.inline(text=_title(app.env, page))))
+            for page in pages]))
 
 
 def setup_links(app: Sphinx) -> None:

@@ -133,7 +133,7 @@ def add_tags(app: Sphinx, pagename: str, templatename: str, context: dict[str, A
     """``html-page-context``: Open Graph tags everywhere; a description on generated pages."""
     if not _enabled(app):
         return
-    record = record_for(app, pagename)
+    record = record_for(app.env, pagename)
     if record is not None:
         title, description, kind = link_text(record.code, record.title), record.summary, "article"
     else:

@@ -2,8 +2,10 @@
 
 At ``source-read`` the YAML front matter of ``errors/<source>/<id>.md`` is swapped for a title
 and an ``err:record`` directive of the same number of lines (so warnings in the prose keep
-their line numbers), and an ``err:record-footer`` directive is appended.  The directives
-render the structured fields from the catalogue loaded at ``builder-inited``.
+their line numbers), and a "See also" section holding an ``err:record-footer`` directive is
+appended, so related errors and references sit beside Debugging, not inside it.  The
+directives render the structured fields from the catalogue loaded at ``builder-inited``;
+:class:`NumberFixes` numbers the fixes in the order to try them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
+from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .domain import ErrorDomain, generated_xref, link_text
@@ -50,25 +53,27 @@ def load(app: Sphinx) -> None:
     domain.related = related_both_ways(catalogue)
 
 
-def record_for(app: Sphinx, docname: str) -> Record | None:
-    prefix = app.config.errorkb_records_dir.strip("/") + "/"
+def record_for(env: Any, docname: str) -> Record | None:
+    prefix = env.config.errorkb_records_dir.strip("/") + "/"
     if not docname.startswith(prefix):
         return None
-    return catalogue_of(app.env).records.get(docname.rsplit("/", 1)[-1])
+    return catalogue_of(env).records.get(docname.rsplit("/", 1)[-1])
 
+
+SEE_ALSO = "See also"  # the last section of a record page: related errors, references, referenced by
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#{}|~$])")
 
 
 def assemble(app: Sphinx, docname: str, content: list[str]) -> None:
     """``source-read``: put the rendered header in place of the front matter."""
-    record = record_for(app, docname)
+    record = record_for(app.env, docname)
     if record is None:
         return
     title = _MD_SPECIAL.sub(r"\\\1", link_text(record.code, record.title))
     header = [f"# {title}", f"```{{err:record}} {record.id}", "```"]
     header += [""] * max(0, record.frontmatter_lines - len(header))
-    footer = ["", f"```{{err:record-footer}} {record.id}", "```", ""]
+    footer = ["", f"## {SEE_ALSO}", "", f"```{{err:record-footer}} {record.id}", "```", ""]
     content[0] = "\n".join(header) + "\n" + record.body.rstrip("\n") + "\n" + "\n".join(footer)
 
 
@@ -91,12 +96,14 @@ class referenced_by(nodes.General, nodes.Element):
     """Where "Referenced by" goes; filled in when the page is written, once every page is read."""
 
 
+# sphinx-design colours; None: errorkb.css's plain badge, which follows the light or dark theme.
 BADGE_COLOURS = {"source": "primary", "platform": "info", "framework": "secondary",
-                 "phase": "warning", "category": "light"}
+                 "phase": "warning", "category": None}
 
 
-def _badge(text: str, colour: str) -> nodes.inline:
-    return nodes.inline(text=text, classes=["sd-badge", f"sd-bg-{colour}", f"sd-bg-text-{colour}"])
+def _badge(text: str, colour: str | None) -> nodes.inline:
+    colours = [f"sd-bg-{colour}", f"sd-bg-text-{colour}"] if colour else ["errorkb-badge-plain"]
+    return nodes.inline(text=text, classes=["sd-badge", *colours])
 
 
 def _section(document: nodes.document, title: str, slug: str) -> nodes.section:
@@ -146,19 +153,21 @@ class RecordDirective(SphinxDirective):
 
         messages = _section(self.state.document, "Messages", "messages")
         for i, message in enumerate(record.messages):
-            messages += template_node(record, i)
+            card = nodes.container(classes=["errorkb-message"])
+            card += template_node(record, i)
             if message.note:
-                messages += nodes.paragraph(text=message.note, classes=["errorkb-note"])
+                card += nodes.paragraph(text=message.note, classes=["errorkb-note"])
             examples = nodes.container(classes=["errorkb-examples"])
             examples += nodes.paragraph(text="Seen in real logs:" if len(message.examples) > 1 else "Seen in a real log:", classes=["errorkb-examples-label"])
             for example in message.examples:
                 examples += nodes.literal_block(example, example, language="text", classes=["errorkb-example"])
-            messages += examples
+            card += examples
+            messages += card
         return [index, summary, badges, messages]
 
 
 class RecordFooterDirective(SphinxDirective):
-    """Related errors (declared on either side), references, and the pages that link here."""
+    """Inside "See also": related errors (declared on either side), the pages that link here, references."""
 
     required_arguments = 1
 
@@ -169,26 +178,51 @@ class RecordFooterDirective(SphinxDirective):
         domain.data["shown_related"][self.env.docname] = related_ids
         out: list[nodes.Node] = []
         if related_ids:
-            related = _section(self.state.document, "Related errors", "related-errors")
-            items = nodes.bullet_list()
-            for rel in related_ids:
-                items += nodes.list_item("", nodes.paragraph("", "", generated_xref(rel, self.env.docname)))
-            related += items
-            out.append(related)
-        if record.references:
-            refs = _section(self.state.document, "References", "references")
-            items = nodes.bullet_list()
-            for url in record.references:
-                items += nodes.list_item("", nodes.paragraph("", "", nodes.reference(url, url, refuri=url)))
-            refs += items
-            out.append(refs)
+            out.append(footer_group("Related errors", "related-errors", [
+                nodes.paragraph("", "", generated_xref(rel, self.env.docname)) for rel in related_ids]))
         out.append(referenced_by(record_id=record.id))
+        if record.references:
+            out.append(footer_group("References", "references", [
+                nodes.paragraph("", "", nodes.reference(url, url, refuri=url)) for url in record.references]))
         return out
+
+
+def footer_group(title: str, slug: str, items: list[nodes.paragraph]) -> nodes.container:
+    """One group of links in "See also": a heading that stays out of the table of contents, and a list."""
+    group = nodes.container(ids=[slug], classes=["errorkb-footer-group", f"errorkb-{slug}"])
+    group += nodes.rubric(text=title)
+    links = nodes.bullet_list()
+    links += [nodes.list_item("", item) for item in items]
+    group += links
+    return group
+
+
+class NumberFixes(SphinxTransform):
+    """On a record page, put "1.", "2.", ... before the fixes' titles: the order to try them.
+
+    The number is part of the title, so the page's table of contents shows it too; the
+    section ids, made from the titles as written, do not change.
+    """
+
+    default_priority = 800
+
+    def apply(self, **kwargs: Any) -> None:
+        if record_for(self.env, self.env.docname) is None:
+            return
+        page = next(self.document.findall(nodes.section), None)
+        fixes = next((s for s in page.children if isinstance(s, nodes.section) and "fixes" in s["ids"]), None) if page else None
+        if fixes is None:
+            return
+        fix_sections = [child for child in fixes.children if isinstance(child, nodes.section)]
+        for number, section in enumerate(fix_sections, start=1):
+            title = section[0]
+            title.insert(0, nodes.Text(" "))
+            title.insert(0, nodes.inline(text=f"{number}.", classes=["errorkb-fix-number"]))
 
 
 def add_meta(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """A record's summary is its page's meta description."""
-    record = record_for(app, pagename)
+    record = record_for(app.env, pagename)
     if record is not None:
         context["metatags"] = context.get("metatags", "") + (
             f'\n<meta name="description" content="{html.escape(record.summary)}">'
@@ -198,6 +232,7 @@ def add_meta(app: Sphinx, pagename: str, templatename: str, context: dict[str, A
 def setup_pages(app: Sphinx) -> None:
     app.add_directive_to_domain("err", "record", RecordDirective)
     app.add_directive_to_domain("err", "record-footer", RecordFooterDirective)
+    app.add_transform(NumberFixes)
     app.connect("builder-inited", load)
     app.connect("source-read", assemble)
     app.connect("html-page-context", add_meta)

@@ -1,4 +1,9 @@
-"""Browser fixtures: a built demo site served on 127.0.0.1, and Debian's Chromium under Playwright.
+"""Browser fixtures: a built demo site (paste box and catalogue table on its landing page) served
+on 127.0.0.1, and Debian's Chromium under Playwright.
+
+Test modules load them with ``pytest_plugins = ["browser_site"]``, so that every module shares one
+site and one browser (a module importing them would get its own copies, and Playwright's
+synchronous API cannot run twice at once).  The site is ``demo_site``: ``site`` is the real one.
 
 Chromium comes from the system (``apt-get install chromium`` when missing), never a downloaded
 browser.  Without it the tests are skipped, except under CI, where they fail."""
@@ -23,11 +28,12 @@ from system_tools import require, unavailable  # noqa: E402
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-INDEX = "# Demo errors\n\n```{errorkb-paste}\n```\n\n```{toctree}\n:glob:\n\nerrors/*/*\n```\n"
+INDEX = ("# Demo errors\n\n```{errorkb-paste}\n```\n\n## All errors\n\n```{err:catalogue}\n```\n\n"
+         "```{toctree}\n:glob:\n\nerrors/*/*\n```\n")
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = Project(tmp_path_factory.mktemp("site"))
     project.write("index.md", INDEX)
     write_records(project.root)
@@ -42,8 +48,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="session")
-def base_url(site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(site))
+def base_url(demo_site: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(demo_site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote, urlparse
 
-from browser_site import base_url, browser, page, site  # noqa: F401  (fixtures)
+pytest_plugins = ["browser_site"]
 
 DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; "
           "3.49 GiB already allocated; 1.04 GiB free; 3.50 GiB reserved in total by PyTorch)")

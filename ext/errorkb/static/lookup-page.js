@@ -87,6 +87,7 @@
 
   function valuesTable(values) {
     const table = el("table", "errorkb-result-values");
+    table.append(el("caption", "", "Values read from your paste"));
     for (const name of Object.keys(values)) {
       const v = values[name];
       const row = el("tr");
@@ -122,9 +123,17 @@
         item.append(el("p", "errorkb-result-where", where), matchedLine(match));
         if (Object.keys(match.values).length) item.append(valuesTable(match.values));
       }
-      if (match.explanation) item.append(el("p", "errorkb-result-explanation", match.explanation.text));
+      if (match.explanation) {
+        const explanation = el("p", "errorkb-result-explanation");
+        explanation.append(el("strong", "", "What the numbers say: "), match.explanation.text);
+        item.append(explanation);
+      }
       if (rec.fixes.length) {
-        item.append(el("p", "errorkb-result-fixes-label", "First fixes to try:"));
+        const label = el("p", "errorkb-result-fixes-label", "First fixes to try ");
+        const all = el("a", "", "(all fixes)");
+        all.href = new URL(rec.url, document.baseURI).href.replace(/#.*$/, "") + "#fixes";
+        label.append(all);
+        item.append(label);
         const fixes = el("ol", "errorkb-result-fixes");
         for (const title of rec.fixes) fixes.append(el("li", "", title));
         item.append(fixes);
