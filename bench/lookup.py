@@ -109,7 +109,7 @@ def gzipped(data: bytes) -> int:
 
 def field_sizes(index: dict) -> dict[str, int]:
     """Gzipped bytes of each field of the index's record rows, each field compressed alone."""
-    names = ("id", "code", "title", "url", "fixes", "texts", "templates")
+    names = ("id", "code", "title", "url", "fixes", "words", "templates")
     columns = {name: [row[i] for row in index["records"]] for i, name in enumerate(names)}
     columns["patterns"] = index["patterns"]
     return {name: gzipped(json.dumps(column, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))

@@ -99,7 +99,7 @@ class Bm25:
 class LookupIndex:
     records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles)
     entries: list[Entry]  # in the order of their records
-    texts: list[list[str]]  # per record: its aliases and examples, which the ranking also reads
+    words: list[str]  # per record: the words of its aliases and examples that the ranking reads
 
     def __post_init__(self) -> None:
         self.by_key: dict[str, list[int]] = {}
@@ -113,7 +113,7 @@ class LookupIndex:
     @functools.cached_property
     def bm25(self) -> Bm25:
         """Worked out on the first search that finds no exact match."""
-        parts: list[list[str]] = [[rec["id"], rec["code"], rec["title"], *texts] for rec, texts in zip(self.records, self.texts)]
+        parts = [[rec["id"], rec["code"], rec["title"], words] for rec, words in zip(self.records, self.words)]
         for entry in self.entries:
             parts[entry.record].append(parse_literal_text(entry.text))
         docs = [_term_counts("\n".join(p)) for p in parts]
@@ -129,13 +129,14 @@ class LookupIndex:
     def to_json(self) -> dict[str, Any]:
         """The index as shipped to the browser; ``from_json`` reads it back.
 
-        One array per record: ``[id, code, title, url, fixes, texts, templates]``, each template
+        One array per record: ``[id, code, title, url, fixes, words, templates]``, each template
         ``[text, key]``.  What can be worked out from the template text (its matcher, placeholder
-        names and types, words, the ranking's term counts) is left out; ``patterns`` gives the
-        browser each placeholder type's pattern to compile the templates with.
+        names and types, words, the ranking's term counts) is left out, and of the aliases and
+        examples only the words that give terms; ``patterns`` gives the browser each placeholder
+        type's pattern to compile the templates with.
         """
-        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], texts, []]
-                for rec, texts in zip(self.records, self.texts)]
+        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, []]
+                for rec, words in zip(self.records, self.words)]
         for e in self.entries:
             rows[e.record][-1].append([e.text, e.key])
         return {"version": INDEX_VERSION, "patterns": js_patterns(), "records": rows}
@@ -144,12 +145,12 @@ class LookupIndex:
     def from_json(cls, data: dict[str, Any]) -> "LookupIndex":
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
-        records, entries, texts = [], [], []
-        for r, (id_, code, title, url, fixes, other, templates) in enumerate(data["records"]):
+        records, entries, words = [], [], []
+        for r, (id_, code, title, url, fixes, record_words, templates) in enumerate(data["records"]):
             records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes})
-            texts.append(other)
+            words.append(record_words)
             entries += [Entry(r, text, key) for text, key in templates]
-        return cls(records, entries, texts)
+        return cls(records, entries, words)
 
 
 def record_url(record: Record) -> str:
@@ -161,7 +162,7 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
     """Index every template and record of ``catalogue``; ``urls`` maps ids to page URLs."""
     records: list[dict[str, Any]] = []
     pending: list[tuple[int, Template, tuple[str, ...]]] = []
-    texts: list[list[str]] = []
+    record_words: list[str] = []
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
@@ -169,7 +170,7 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
         for templates in record.templates:
             for template in templates:
                 pending.append((r, template, whole_words(template)))
-        texts.append([*record.aliases, *(example for message in record.messages for example in message.examples)])
+        record_words.append(ranking_words([*record.aliases, *(e for message in record.messages for e in message.examples)]))
     df: dict[str, int] = {}
     for _, _, words in pending:
         for w in words:
@@ -178,7 +179,7 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
         Entry(r, t.text, min(words, key=lambda w: (df[w], -len(w), w)) if words else None, t)
         for r, t, words in pending
     ]
-    return LookupIndex(records, entries, texts)
+    return LookupIndex(records, entries, record_words)
 
 
 def whole_words(template: Template) -> tuple[str, ...]:
@@ -209,6 +210,12 @@ def parse_literal_text(text: str) -> str:
     """A template's literal text, as ``Template.literal_text``, without compiling its matcher."""
     segments, _ = parse(text)
     return "".join(s for s in segments if isinstance(s, str))
+
+
+def ranking_words(texts: list[str]) -> str:
+    """The words of ``texts`` that give terms, lower case, in order: ``terms`` of the result
+    are ``terms`` of the texts, and the numbers and punctuation of examples are left out."""
+    return " ".join(word for text in texts for word in (m.lower() for m in _TERM.findall(text)) if terms(word))
 
 
 def terms(text: str) -> list[str]:

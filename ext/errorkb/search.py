@@ -3,7 +3,7 @@
 Where things live in the built site (``_build/html``):
 
 - ``_static/errorkb-lookup-index.json``: the lookup index (per record its id, code, title, URL,
-  first fixes, aliases and examples, and its templates' text with their rarest word; the
+  first fixes, the words of its aliases and examples, and its templates' text with their rarest word; the
   browser compiles the templates and counts the ranking's terms itself), written when the
   build finishes.  ``errorkb lookup --index`` reads the same file.
 - ``_static/lookup-core.js`` (the algorithm, shared with the node parity test),

@@ -115,17 +115,17 @@
 
   /* ---- the index ---------------------------------------------------------------------- */
 
-  // One array per record: [id, code, title, url, fixes, texts, [[template, key], ...]].
+  // One array per record: [id, code, title, url, fixes, words, [[template, key], ...]].
   function prepare(data) {
     if (!data || data.version !== INDEX_VERSION) {
       throw new Error("not an errorkb lookup index of version " + INDEX_VERSION);
     }
     const records = [];
-    const texts = [];
+    const words = [];
     const templates = [];
     data.records.forEach(function (row, r) {
       records.push({ id: row[0], code: row[1], title: row[2], url: row[3], fixes: row[4] });
-      texts.push(row[5]);
+      words.push(row[5]);
       for (const t of row[6]) templates.push({ r: r, text: t[0], key: t[1], compiled: null });
     });
     const byKey = new Map();
@@ -137,7 +137,7 @@
         byKey.get(t.key).push(i);
       }
     });
-    return { records: records, texts: texts, templates: templates, patterns: data.patterns,
+    return { records: records, words: words, templates: templates, patterns: data.patterns,
       byKey: byKey, always: always, bm25: null };
   }
 
@@ -155,7 +155,7 @@
   function bm25Of(index) {
     if (index.bm25) return index.bm25;
     const parts = index.records.map(function (rec, r) {
-      return [rec.id, rec.code, rec.title].concat(index.texts[r]);
+      return [rec.id, rec.code, rec.title, index.words[r]];
     });
     for (const t of index.templates) parts[t.r].push(parseTemplate(t.text).segments.filter(function (s) {
       return typeof s === "string";
