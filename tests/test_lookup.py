@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 import time
 from pathlib import Path
 
 import pytest
 
-from errorkb.lookup import LookupIndex, build_index, explain, lookup, normalise, whole_words
+from errorkb.lookup import LookupIndex, build_index, explain, lookup, normalise, terms, whole_words
 from errorkb.records import load_catalogue
 from errorkb.templates import Value, compile_template
+from conftest import ROOT
 from lookup_records import write_records
 
 DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; "
@@ -182,8 +184,6 @@ def test_a_message_whole_in_one_line_is_reported_on_that_line(index):
 
 
 def test_every_example_of_the_catalogue_finds_its_own_record_first():
-    from conftest import ROOT
-
     catalogue, problems = load_catalogue(ROOT / "errors", root=ROOT)
     assert not problems
     index = build_index(catalogue)
@@ -195,3 +195,16 @@ def test_every_example_of_the_catalogue_finds_its_own_record_first():
                 if not top or not top[0].exact or top[0].record["id"] != record.id:
                     wrong.append((record.id, example, top[0].record["id"] if top else None))
     assert wrong == []
+
+
+def test_ranking_counts_every_term_of_the_records_text(tmp_path: Path):
+    """The index keeps only the words of aliases and examples; the term counts are those of the whole text."""
+    for root in (ROOT, tmp_path):
+        folder = ROOT / "errors" if root is ROOT else write_records(tmp_path)
+        catalogue, _ = load_catalogue(folder, root=root)
+        index = LookupIndex.from_json(json.loads(json.dumps(build_index(catalogue).to_json())))
+        for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
+            parts = [record.id, record.code or "", record.title, *record.aliases]
+            for message, templates in zip(record.messages, record.templates):
+                parts += [t.literal_text for t in templates] + list(message.examples)
+            assert index.bm25.docs[r] == Counter(terms("\n".join(parts)))

@@ -10,12 +10,22 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from errorkb.lookup import build_index, lookup
+from errorkb.lookup import build_index, lookup, whole_words
 from errorkb.records import load_catalogue
+from errorkb.templates import compile_template, js_patterns
 from lookup_records import RECORDS, write_records
 from system_tools import require
 
 NODE_RUNNER = Path(__file__).with_name("lookup_node.js")
+CORE = ROOT / "ext" / "errorkb" / "static" / "lookup-core.js"
+COMPILE_IN_NODE = """
+const core = require(process.argv[1]);
+const job = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(job.templates.map(function (t) {
+  const c = core.compileTemplate(t, job.patterns);
+  return [c.js, c.names, c.types, c.spec, c.literal, c.words];
+})));
+"""
 
 EXTRA_PASTES = [
     "",
@@ -93,3 +103,20 @@ def test_same_answers_on_the_project_catalogue(tmp_path: Path):
     catalogue, _ = load_catalogue(ROOT / "errors", root=ROOT)
     assert catalogue.records
     assert_same(*run_both(catalogue, tmp_path))
+
+
+def test_the_browser_compiles_templates_as_templates_py_does(tmp_path: Path):
+    """The index ships template text only; the browser's matchers, placeholders, specificity and
+    short-listing words must be exactly those of the Python compiler."""
+    node = require("node", "nodejs")
+    texts = []
+    for catalogue, _ in (load_catalogue(ROOT / "errors", root=ROOT), load_catalogue(write_records(tmp_path), root=tmp_path)):
+        texts += [t.text for record in catalogue.records.values() for ts in record.templates for t in ts]
+    texts += ["^  Killed {{a}} at {n:int}x$", "a{{b}}c {p:path}: {s:size}/{q:quoted} {t:text}#{d:device}. {i:identifier}-{dt:dtype}(x"]
+    compiled = [compile_template(t) for t in texts]
+    proc = subprocess.run([node, "-e", COMPILE_IN_NODE, str(CORE)], capture_output=True, text=True, timeout=60,
+                          input=json.dumps({"templates": texts, "patterns": js_patterns()}))
+    assert proc.returncode == 0, proc.stderr
+    expected = [[c.js_source, [p.name for p in c.placeholders], [p.type for p in c.placeholders], c.specificity,
+                 c.literal_text, list(whole_words(c))] for c in compiled]
+    assert json.loads(proc.stdout) == expected

@@ -19,15 +19,16 @@ Nothing here imports Sphinx.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from decimal import ROUND_HALF_UP, Decimal
 import re
 from typing import Any
 
 from .records import Catalogue, Record
-from .templates import Template, Value, compile_template
+from .templates import Template, Value, compile_template, js_patterns, parse
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 256 * 1024
 #: Longest line searched; longer lines are cut.
@@ -60,12 +61,10 @@ _TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 @dataclasses.dataclass
 class Entry:
-    """One template of one record, with the words that short-list it."""
+    """One template of one record, with the rarest of its words, which short-lists it."""
 
     record: int  # index into LookupIndex.records
     text: str
-    specificity: int
-    words: tuple[str, ...]  # whole literal words (lower case) every matching line contains
     key: str | None  # the rarest of ``words``; None: tried on every line
     compiled: Template | None = None
 
@@ -76,22 +75,33 @@ class Entry:
             self.compiled = compile_template(self.text)
         return self.compiled
 
+    @functools.cached_property
+    def words(self) -> tuple[str, ...]:
+        """Whole literal words (lower case) every matching line contains."""
+        return whole_words(self.template) if self.key is not None else ()
+
+    @property
+    def specificity(self) -> int:
+        return self.template.specificity
+
+
+@dataclasses.dataclass
+class Bm25:
+    """Term statistics of the closest-match ranking."""
+
+    docs: list[dict[str, int]]  # per record: term -> frequency
+    lengths: list[int]
+    avgdl: float
+    idf: dict[str, float]
+
 
 @dataclasses.dataclass
 class LookupIndex:
     records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles)
     entries: list[Entry]  # in the order of their records
-    docs: list[dict[str, int]]  # per record: term -> frequency
+    words: list[str]  # per record: the words of its aliases and examples that the ranking reads
 
     def __post_init__(self) -> None:
-        self.lengths = [sum(doc.values()) for doc in self.docs]
-        self.avgdl = sum(self.lengths) / len(self.docs) if self.docs else 1.0
-        doc_freq: dict[str, int] = {}
-        for doc in self.docs:
-            for term in doc:
-                doc_freq[term] = doc_freq.get(term, 0) + 1
-        n = len(self.docs)
-        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in doc_freq.items()}
         self.by_key: dict[str, list[int]] = {}
         self.always: list[int] = []
         for i, entry in enumerate(self.entries):
@@ -100,32 +110,47 @@ class LookupIndex:
             else:
                 self.by_key.setdefault(entry.key, []).append(i)
 
+    @functools.cached_property
+    def bm25(self) -> Bm25:
+        """Worked out on the first search that finds no exact match."""
+        parts = [[rec["id"], rec["code"], rec["title"], words] for rec, words in zip(self.records, self.words)]
+        for entry in self.entries:
+            parts[entry.record].append(parse_literal_text(entry.text))
+        docs = [_term_counts("\n".join(p)) for p in parts]
+        lengths = [sum(doc.values()) for doc in docs]
+        doc_freq: dict[str, int] = {}
+        for doc in docs:
+            for term in doc:
+                doc_freq[term] = doc_freq.get(term, 0) + 1
+        n = len(docs)
+        idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in doc_freq.items()}
+        return Bm25(docs, lengths, sum(lengths) / n if n else 1.0, idf)
+
     def to_json(self) -> dict[str, Any]:
         """The index as shipped to the browser; ``from_json`` reads it back.
 
-        Each record holds its templates and its BM25 term counts, so that the words they share
-        sit close together and compress well.
+        One array per record: ``[id, code, title, url, fixes, words, templates]``, each template
+        ``[text, key]``.  What can be worked out from the template text (its matcher, placeholder
+        names and types, words, the ranking's term counts) is left out, and of the aliases and
+        examples only the words that give terms; ``patterns`` gives the browser each placeholder
+        type's pattern to compile the templates with.
         """
-        records = [{**rec, "terms": doc, "templates": []} for rec, doc in zip(self.records, self.docs)]
+        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, []]
+                for rec, words in zip(self.records, self.words)]
         for e in self.entries:
-            records[e.record]["templates"].append({
-                "text": e.text, "js": e.template.js_source,
-                "names": [p.name for p in e.template.placeholders],
-                "types": [p.type for p in e.template.placeholders],
-                "spec": e.specificity, "words": list(e.words), "key": e.key,
-            })
-        return {"version": INDEX_VERSION, "records": records}
+            rows[e.record][-1].append([e.text, e.key])
+        return {"version": INDEX_VERSION, "patterns": js_patterns(), "records": rows}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "LookupIndex":
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
-        records, entries, docs = [], [], []
-        for r, rec in enumerate(data["records"]):
-            records.append({k: rec[k] for k in ("id", "code", "title", "url", "fixes")})
-            docs.append(rec["terms"])
-            entries += [Entry(r, t["text"], t["spec"], tuple(t["words"]), t["key"]) for t in rec["templates"]]
-        return cls(records, entries, docs)
+        records, entries, words = [], [], []
+        for r, (id_, code, title, url, fixes, record_words, templates) in enumerate(data["records"]):
+            records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes})
+            words.append(record_words)
+            entries += [Entry(r, text, key) for text, key in templates]
+        return cls(records, entries, words)
 
 
 def record_url(record: Record) -> str:
@@ -137,7 +162,7 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
     """Index every template and record of ``catalogue``; ``urls`` maps ids to page URLs."""
     records: list[dict[str, Any]] = []
     pending: list[tuple[int, Template, tuple[str, ...]]] = []
-    docs: list[dict[str, int]] = []
+    record_words: list[str] = []
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
@@ -145,16 +170,16 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
         for templates in record.templates:
             for template in templates:
                 pending.append((r, template, whole_words(template)))
-        docs.append(_term_counts(_record_text(record)))
+        record_words.append(ranking_words([*record.aliases, *(e for message in record.messages for e in message.examples)]))
     df: dict[str, int] = {}
     for _, _, words in pending:
         for w in words:
             df[w] = df.get(w, 0) + 1
     entries = [
-        Entry(r, t.text, t.specificity, words, min(words, key=lambda w: (df[w], -len(w), w)) if words else None, t)
+        Entry(r, t.text, min(words, key=lambda w: (df[w], -len(w), w)) if words else None, t)
         for r, t, words in pending
     ]
-    return LookupIndex(records, entries, docs)
+    return LookupIndex(records, entries, record_words)
 
 
 def whole_words(template: Template) -> tuple[str, ...]:
@@ -181,12 +206,16 @@ def whole_words(template: Template) -> tuple[str, ...]:
     return tuple(sorted(words))
 
 
-def _record_text(record: Record) -> str:
-    parts = [record.id, record.code or "", record.title, *record.aliases]
-    for message, templates in zip(record.messages, record.templates):
-        parts += [t.literal_text for t in templates]
-        parts += message.examples
-    return "\n".join(parts)
+def parse_literal_text(text: str) -> str:
+    """A template's literal text, as ``Template.literal_text``, without compiling its matcher."""
+    segments, _ = parse(text)
+    return "".join(s for s in segments if isinstance(s, str))
+
+
+def ranking_words(texts: list[str]) -> str:
+    """The words of ``texts`` that give terms, lower case, in order: ``terms`` of the result
+    are ``terms`` of the texts, and the numbers and punctuation of examples are left out."""
+    return " ".join(word for text in texts for word in (m.lower() for m in _TERM.findall(text)) if terms(word))
 
 
 def terms(text: str) -> list[str]:
@@ -360,14 +389,15 @@ def _rank(index: LookupIndex, hits: dict[int, tuple[Line, int, str, Any]]) -> li
 def closest(index: LookupIndex, lines: list[Line]) -> list[Match]:
     """BM25 over the records' words: any query word counts; labelled closest, not exact."""
     query = sorted({t for line in lines for t in terms(line.text)})
+    bm = index.bm25
     scores: list[tuple[float, int]] = []
-    for r, doc in enumerate(index.docs):
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * index.lengths[r] / index.avgdl)
+    for r, doc in enumerate(bm.docs):
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * bm.lengths[r] / bm.avgdl)
         score = 0.0
         for term in query:
             tf = doc.get(term)
             if tf:
-                score += index.idf[term] * tf * (BM25_K1 + 1) / (tf + norm)
+                score += bm.idf[term] * tf * (BM25_K1 + 1) / (tf + norm)
         if score > 0:
             scores.append((-score, r))
     return [Match(index.records[r], False, round(-s, 4), {}) for s, r in sorted(scores)]

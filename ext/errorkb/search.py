@@ -2,9 +2,10 @@
 
 Where things live in the built site (``_build/html``):
 
-- ``_static/errorkb-lookup-index.json``: the lookup index (templates with their JavaScript
-  matchers, record titles and first fixes, BM25 statistics), written when the build finishes.
-  ``errorkb lookup --index`` reads the same file.
+- ``_static/errorkb-lookup-index.json``: the lookup index (per record its id, code, title, URL,
+  first fixes, the words of its aliases and examples, and its templates' text with their rarest word; the
+  browser compiles the templates and counts the ranking's terms itself), written when the
+  build finishes.  ``errorkb lookup --index`` reads the same file.
 - ``_static/lookup-core.js`` (the algorithm, shared with the node parity test),
   ``_static/lookup-worker.js`` (runs it off the main thread) and ``_static/lookup-page.js``
   (the page): none is loaded before someone searches.

@@ -45,6 +45,8 @@ TYPES: dict[str, tuple[str, str]] = {
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}")
 _WORD = re.compile(r"[A-Za-z0-9_]+")
+# Where parsing looks next: a doubled (literal) brace first, then a single one.
+_BRACE = re.compile(r"\{\{|\}\}|[{}]")
 
 
 class TemplateError(ValueError):
@@ -173,37 +175,35 @@ def parse(text: str) -> tuple[tuple[Segment, ...], bool]:
     segments: list[Segment] = []
     literal: list[str] = []
     i = 0
-    while i < len(body):
-        c = body[i]
-        if body.startswith("{{", i) or body.startswith("}}", i):
-            literal.append(c)
-            i += 2
+    while (brace := _BRACE.search(body, i)) is not None:
+        literal.append(body[i:brace.start()])
+        i = brace.end()
+        if len(brace.group()) == 2:  # {{ or }}: a literal brace
+            literal.append(brace.group()[0])
             continue
-        if c == "{":
-            m = _PLACEHOLDER.match(body, i)
-            if not m:
-                raise TemplateError(
-                    "a '{' must start a placeholder such as {size:size} (write '{{' for a brace)",
-                    offset + i + 1,
-                )
-            name, type_ = m.group(1), m.group(2) or m.group(1)
-            if type_ not in TYPES:
-                raise TemplateError(
-                    f"unknown placeholder type {type_!r} (known: {', '.join(TYPES)})",
-                    offset + i + 1,
-                )
-            if segments and isinstance(segments[-1], Placeholder) and not "".join(literal):
-                raise TemplateError("two placeholders must be separated by literal text", offset + i + 1)
-            if literal:
-                segments.append("".join(literal))
-                literal = []
-            segments.append(Placeholder(name, type_))
-            i = m.end()
-            continue
-        if c == "}":
-            raise TemplateError("a lone '}' (write '}}' for a brace)", offset + i + 1)
-        literal.append(c)
-        i += 1
+        if brace.group() == "}":
+            raise TemplateError("a lone '}' (write '}}' for a brace)", offset + brace.start() + 1)
+        m = _PLACEHOLDER.match(body, brace.start())
+        if not m:
+            raise TemplateError(
+                "a '{' must start a placeholder such as {size:size} (write '{{' for a brace)",
+                offset + brace.start() + 1,
+            )
+        name, type_ = m.group(1), m.group(2) or m.group(1)
+        if type_ not in TYPES:
+            raise TemplateError(
+                f"unknown placeholder type {type_!r} (known: {', '.join(TYPES)})",
+                offset + brace.start() + 1,
+            )
+        if segments and isinstance(segments[-1], Placeholder) and not "".join(literal):
+            raise TemplateError("two placeholders must be separated by literal text", offset + brace.start() + 1)
+        if "".join(literal):
+            segments.append("".join(literal))
+            literal = []
+        segments.append(Placeholder(name, type_))
+        i = m.end()
+    literal.append(body[i:])
+    literal = [part for part in literal if part]
     if literal:
         segments.append("".join(literal))
     placeholders = [s for s in segments if isinstance(s, Placeholder)]
@@ -265,19 +265,25 @@ def compile_template(text: str) -> Template:
 def _class_for(ph: Placeholder, following: str | None) -> str:
     """The placeholder's pattern, narrowed so it stops at the first character of ``following``."""
     pattern = TYPES[ph.type][0]
-    if not following or ph.type not in _NARROWABLE:
+    if not following or ph.type not in NARROWED:
         return pattern
     stop = following[:1]
     if stop.isspace():
         return pattern  # white space already ends these runs
-    return _NARROWABLE[ph.type](re.escape(stop))
+    return NARROWED[ph.type].replace("{stop}", re.escape(stop))
 
 
-# Types whose run is one character class; each builder excludes a stop character from it.
-_NARROWABLE = {
-    "int": lambda s: rf"-?[0-9](?:(?!{s})[0-9,]){{0,24}}",
-    "path": lambda s: rf"[^\s'\"<>|{s}]{{1,1024}}",
-    "identifier": lambda s: rf"[A-Za-z_](?:(?!{s})[A-Za-z0-9_.\-]){{0,255}}",
-    "device": lambda s: rf"[A-Za-z_/](?:(?!{s})[A-Za-z0-9_:/.\-]){{0,127}}",
-    "dtype": lambda s: rf"[A-Za-z](?:(?!{s})[A-Za-z0-9_.]){{0,40}}",
+#: Types whose run is one character class: the class without the stop character, which
+#: replaces ``{stop}`` (escaped).
+NARROWED = {
+    "int": r"-?[0-9](?:(?!{stop})[0-9,]){0,24}",
+    "path": r"[^\s'\"<>|{stop}]{1,1024}",
+    "identifier": r"[A-Za-z_](?:(?!{stop})[A-Za-z0-9_.\-]){0,255}",
+    "device": r"[A-Za-z_/](?:(?!{stop})[A-Za-z0-9_:/.\-]){0,127}",
+    "dtype": r"[A-Za-z](?:(?!{stop})[A-Za-z0-9_.]){0,40}",
 }
+
+
+def js_patterns() -> dict[str, list[str | None]]:
+    """Each type's pattern and narrowed pattern: what the browser needs to compile templates."""
+    return {name: [pattern, NARROWED.get(name)] for name, (pattern, _) in TYPES.items()}

@@ -2,7 +2,7 @@
  *
  * A plain script usable from node (module.exports) and from a Web Worker (self.ErrorkbLookup).
  * prepare(indexJson) -> index; lookup(index, paste, top) -> {matches, notices}.
- * The regular expressions are the templates' JavaScript sources, built at site build time.
+ * The index holds the templates' text; they are compiled here, as templates.py compiles them.
  */
 (function (root, factory) {
   if (typeof module === "object" && module.exports) module.exports = factory();
@@ -10,7 +10,7 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  const INDEX_VERSION = 1;
+  const INDEX_VERSION = 2;
   const MAX_PASTE = 256 * 1024;
   const MAX_LINE_CHARS = 2000;
   const MAX_SCAN = 4000000;
@@ -30,34 +30,104 @@
   const WORD = /[A-Za-z0-9_]+/g;
   const TERM = /[A-Za-z_][A-Za-z0-9_]*/g;
 
+  /* ---- templates (as ext/errorkb/templates.py compiles them) -------------------------- */
+
+  // A doubled (literal) brace first, then a placeholder; templates in an index are valid.
+  const PLACEHOLDER = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}/g;
+  const SPECIAL = /[()[\]{}?*+\-|^$\\.&~# \t\n\r\v\f]/g;
+
+  function escapeLiteral(text) {  // Python's re.escape
+    return text.replace(SPECIAL, "\\$&");
+  }
+
+  function parseTemplate(text) {
+    let body = text.trim();
+    const wholeLine = body.length > 1 && body[0] === "^" && body[body.length - 1] === "$";
+    if (wholeLine) body = body.slice(1, -1);
+    const segments = [];
+    let literal = "";
+    let i = 0;
+    for (const m of body.matchAll(PLACEHOLDER)) {
+      literal += body.slice(i, m.index);
+      i = m.index + m[0].length;
+      if (m[1] === undefined) literal += m[0][0];
+      else {
+        if (literal) segments.push(literal);
+        literal = "";
+        segments.push({ name: m[1], type: m[2] || m[1] });
+      }
+    }
+    literal += body.slice(i);
+    if (literal) segments.push(literal);
+    return { segments: segments, wholeLine: wholeLine };
+  }
+
+  function compileTemplate(text, patterns) {
+    const parsed = parseTemplate(text);
+    const segments = parsed.segments;
+    const parts = [];
+    const names = [];
+    const types = [];
+    let literal = "";
+    segments.forEach(function (seg, pos) {
+      if (typeof seg === "string") {
+        literal += seg;
+        if (pos === 0) seg = seg.replace(/^\s+/, "");
+        if (pos === segments.length - 1) seg = seg.replace(/\s+$/, "");
+        parts.push(seg.split(/\s+/).map(escapeLiteral).join("[ \\t]+"));
+        return;
+      }
+      const following = segments[pos + 1];
+      let pattern = patterns[seg.type][0];
+      const narrowed = patterns[seg.type][1];
+      if (narrowed && typeof following === "string" && !/\s/.test(following[0])) {
+        pattern = narrowed.replace("{stop}", escapeLiteral(following[0]));
+      }
+      names.push(seg.name);
+      types.push(seg.type);
+      // Atomic, as Python's (?>...): (?=(...))\N.
+      parts.push(seg.type === "text" ? "(" + pattern + ")" : "(?=(" + pattern + "))\\" + names.length);
+    });
+    let source = parts.join("");
+    if (parsed.wholeLine) source = "^[ \\t]*" + source + "[ \\t]*$";
+    let spec = 0;
+    for (const c of literal) if (!/\s/.test(c)) spec += 1;
+    return { js: source, names: names, types: types, spec: spec, literal: literal, words: wholeWords(parsed) };
+  }
+
+  // Literal words (3+ characters) that a matching line holds as whole words (lookup.whole_words).
+  function wholeWords(parsed) {
+    const words = new Set();
+    const segments = parsed.segments;
+    segments.forEach(function (seg, pos) {
+      if (typeof seg !== "string") return;
+      const openStart = pos > 0 || !parsed.wholeLine;
+      const openEnd = pos < segments.length - 1 || !parsed.wholeLine;
+      const text = parsed.wholeLine ? seg.trim() : seg;
+      for (const m of text.matchAll(WORD)) {
+        if (m[0].length < 3) continue;
+        if ((m.index === 0 && openStart) || (m.index + m[0].length === text.length && openEnd)) continue;
+        words.add(m[0].toLowerCase());
+      }
+    });
+    return Array.from(words).sort();
+  }
+
   /* ---- the index ---------------------------------------------------------------------- */
 
+  // One array per record: [id, code, title, url, fixes, words, [[template, key], ...]].
   function prepare(data) {
     if (!data || data.version !== INDEX_VERSION) {
       throw new Error("not an errorkb lookup index of version " + INDEX_VERSION);
     }
-    // Flatten the records' templates (in record order, as lookup.py does) and derive the
-    // BM25 statistics from the records' term counts.
+    const records = [];
+    const words = [];
     const templates = [];
-    const docs = [];
-    const lengths = [];
-    const docFreq = new Map();
-    data.records.forEach(function (rec, r) {
-      for (const t of rec.templates) templates.push(Object.assign({ r: r }, t));
-      docs.push(rec.terms);
-      let length = 0;
-      for (const term of Object.keys(rec.terms)) {
-        length += rec.terms[term];
-        docFreq.set(term, (docFreq.get(term) || 0) + 1);
-      }
-      lengths.push(length);
+    data.records.forEach(function (row, r) {
+      records.push({ id: row[0], code: row[1], title: row[2], url: row[3], fixes: row[4] });
+      words.push(row[5]);
+      for (const t of row[6]) templates.push({ r: r, text: t[0], key: t[1], compiled: null });
     });
-    const n = docs.length;
-    const idf = new Map();
-    for (const [term, d] of docFreq) idf.set(term, Math.log(1 + (n - d + 0.5) / (d + 0.5)));
-    let total = 0;
-    for (const l of lengths) total += l;
-    const bm25 = { docs: docs, lengths: lengths, idf: idf, avgdl: n ? total / n : 1.0 };
     const byKey = new Map();
     const always = [];
     templates.forEach(function (t, i) {
@@ -67,14 +137,47 @@
         byKey.get(t.key).push(i);
       }
     });
-    return { records: data.records, templates: templates, bm25: bm25, byKey: byKey, always: always,
-      regexes: new Array(templates.length) };
+    return { records: records, words: words, templates: templates, patterns: data.patterns,
+      byKey: byKey, always: always, bm25: null };
   }
 
-  function regexOf(index, e) {
-    let re = index.regexes[e];
-    if (!re) re = index.regexes[e] = new RegExp(index.templates[e].js);
-    return re;
+  // Compiled on first use: a search compiles only the templates it short-lists.
+  function compiled(index, e) {
+    const t = index.templates[e];
+    if (!t.compiled) {
+      t.compiled = compileTemplate(t.text, index.patterns);
+      t.compiled.regex = new RegExp(t.compiled.js);
+    }
+    return t.compiled;
+  }
+
+  // The closest-match ranking's statistics, worked out on the first search that needs them.
+  function bm25Of(index) {
+    if (index.bm25) return index.bm25;
+    const parts = index.records.map(function (rec, r) {
+      return [rec.id, rec.code, rec.title, index.words[r]];
+    });
+    for (const t of index.templates) parts[t.r].push(parseTemplate(t.text).segments.filter(function (s) {
+      return typeof s === "string";
+    }).join(""));
+    const docs = [];
+    const lengths = [];
+    const docFreq = new Map();
+    for (const p of parts) {
+      const found = terms(p.join("\n"));
+      const doc = new Map();
+      for (const term of found) doc.set(term, (doc.get(term) || 0) + 1);
+      for (const term of doc.keys()) docFreq.set(term, (docFreq.get(term) || 0) + 1);
+      docs.push(doc);
+      lengths.push(found.length);
+    }
+    const n = docs.length;
+    const idf = new Map();
+    for (const [term, d] of docFreq) idf.set(term, Math.log(1 + (n - d + 0.5) / (d + 0.5)));
+    let total = 0;
+    for (const l of lengths) total += l;
+    index.bm25 = { docs: docs, lengths: lengths, idf: idf, avgdl: n ? total / n : 1.0 };
+    return index.bm25;
   }
 
   /* ---- a paste ------------------------------------------------------------------------ */
@@ -151,7 +254,6 @@
   }
 
   function exactMatches(index, lines, notices) {
-    const templates = index.templates;
     const words = lines.map(function (l) { return wordSet(l.text); });
     const hits = new Map();
     const seen = new Set();
@@ -170,14 +272,14 @@
         seen.add(text);
         for (const e of candidates(index, present)) {
           if (hits.has(e)) continue;
-          const entry = templates[e];
+          const entry = compiled(index, e);
           if (!entry.words.every(function (w) { return present.has(w); })) continue;
           budget -= text.length;
           if (budget < 0) {
             notices.push("The paste was too long to search completely; the search stopped early.");
             return rank(index, hits);
           }
-          const m = regexOf(index, e).exec(text);
+          const m = entry.regex.exec(text);
           if (m) hits.set(e, { line: first, span: span, text: text, m: m });
         }
       }
@@ -194,21 +296,22 @@
     const templates = index.templates;
     const best = new Map();
     for (const [e, hit] of hits) {
-      const entry = templates[e];
+      const entry = compiled(index, e);
+      const r = templates[e].r;
       const key = [-entry.spec, hit.line.number, hit.span, e];
-      const prev = best.get(entry.r);
-      if (!prev || compareKeys(key, prev.key) < 0) best.set(entry.r, { key: key, e: e });
+      const prev = best.get(r);
+      if (!prev || compareKeys(key, prev.key) < 0) best.set(r, { key: key, e: e });
     }
     const ordered = Array.from(best.values()).sort(function (a, b) { return compareKeys(a.key, b.key); });
     return ordered.map(function (b) {
-      const entry = templates[b.e];
+      const entry = compiled(index, b.e);
       const hit = hits.get(b.e);
       const values = {};
       entry.names.forEach(function (name, i) { values[name] = parseValue(entry.types[i], hit.m[i + 1]); });
       return {
-        record: index.records[entry.r], exact: true, score: entry.spec, values: values,
+        record: index.records[templates[b.e].r], exact: true, score: entry.spec, values: values,
         line: hit.line.number, lines: hit.span, text: hit.text,
-        span: [hit.m.index, hit.m.index + hit.m[0].length], template: entry.text,
+        span: [hit.m.index, hit.m.index + hit.m[0].length], template: templates[b.e].text,
         explanation: explain(values),
       };
     });
@@ -230,7 +333,7 @@
   }
 
   function closest(index, lines) {
-    const bm = index.bm25;
+    const bm = bm25Of(index);
     const set = new Set();
     for (const line of lines) for (const t of terms(line.text)) set.add(t);
     const query = Array.from(set).sort();
@@ -239,7 +342,7 @@
       const norm = BM25_K1 * (1 - BM25_B + BM25_B * bm.lengths[r] / bm.avgdl);
       let score = 0.0;
       for (const term of query) {
-        const tf = Object.prototype.hasOwnProperty.call(doc, term) ? doc[term] : 0;
+        const tf = doc.get(term) || 0;
         if (tf) score += bm.idf.get(term) * tf * (BM25_K1 + 1) / (tf + norm);
       }
       if (score > 0) scores.push([score, r]);
@@ -341,6 +444,6 @@
 
   return {
     INDEX_VERSION: INDEX_VERSION, MAX_PASTE: MAX_PASTE, prepare: prepare, lookup: lookup, normalise: normalise,
-    looksBinary: looksBinary, explain: explain, parseSize: parseSize, matchJson: matchJson, terms: terms,
+    looksBinary: looksBinary, explain: explain, compileTemplate: compileTemplate, parseSize: parseSize, matchJson: matchJson, terms: terms,
   };
 });
