@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -433,14 +434,20 @@ def load_catalogue(folder: Path, *, root: Path | None = None) -> tuple[Catalogue
 
 
 def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
-    """Each example must be matched by its own record's templates and by no other record's."""
+    """Each example must be matched by its own record's templates and by no other record's.
+
+    Only templates short-listed by :func:`_shortlist` are run against an example, so the check
+    scales with the catalogue instead of with examples x templates.
+    """
     problems = []
     compiled = [(r, t) for r in records.values() for ts in r.templates for t in ts]
+    candidates_for = _shortlist([t for _, t in compiled])
     for record in records.values():
         for i, message in enumerate(record.messages):
             own = record.templates[i][0] if record.templates[i] else None
             for j, example in enumerate(message.examples):
-                for other, template in compiled:
+                for k in candidates_for(example):
+                    other, template = compiled[k]
                     if other is record or not template.matches(example):
                         continue
                     if own is not None and own.specificity > template.specificity:
@@ -451,3 +458,51 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
                         f"{key} is also matched by {other.id}'s template {template.text!r}",
                     ))
     return problems
+
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _shortlist(templates: list[Template]) -> Callable[[str], list[int]]:
+    """A function giving, for a line, the indexes (in order) of the templates that may match it.
+
+    A template can only match a line that contains each of its *whole* literal words: words
+    with literal non-word characters on both sides, so that they are whole words of the line
+    too.  Each template is filed under its rarest whole word; one without any is always tried.
+    """
+    whole = [_whole_words(t) for t in templates]
+    frequency: dict[str, int] = {}
+    for words in whole:
+        for word in words:
+            frequency[word] = frequency.get(word, 0) + 1
+    by_word: dict[str, list[int]] = {}
+    always: list[int] = []
+    for k, words in enumerate(whole):
+        if words:
+            by_word.setdefault(min(words, key=lambda w: (frequency[w], w)), []).append(k)
+        else:
+            always.append(k)
+
+    def candidates(line: str) -> list[int]:
+        found = set(always)
+        for word in set(_WORD.findall(line)):
+            found.update(by_word.get(word, ()))
+        return sorted(found)
+
+    return candidates
+
+
+def _whole_words(template: Template) -> set[str]:
+    """Literal words of ``template`` that any matching line contains as whole words."""
+    words = set()
+    last = len(template.segments) - 1
+    for pos, segment in enumerate(template.segments):
+        if not isinstance(segment, str):
+            continue
+        # the ends of a template are stripped and match anywhere in a line: not word boundaries
+        segment = segment.lstrip() if pos == 0 else segment
+        segment = segment.rstrip() if pos == last else segment
+        for m in _WORD.finditer(segment):
+            if m.start() > 0 and m.end() < len(segment):
+                words.add(m.group())
+    return words
