@@ -20,7 +20,8 @@ from sphinx.errors import SphinxError
 from sphinx.util.docutils import SphinxDirective
 
 from .domain import ErrorDomain, link_text
-from .records import CATEGORIES, PHASES, PLATFORMS, Catalogue, Record, load_catalogue
+from .record_cache import load_catalogue_cached
+from .records import CATEGORIES, PHASES, PLATFORMS, Catalogue, Record
 from .templates import TYPES, Placeholder
 
 
@@ -35,7 +36,8 @@ def catalogue_of(env: Any) -> Catalogue:
 def load(app: Sphinx) -> None:
     """Load and check every record before any page is read; stop the build on any problem."""
     srcdir = Path(app.srcdir)
-    catalogue, problems = load_catalogue(srcdir / app.config.errorkb_records_dir, root=srcdir)
+    records_dir = srcdir / app.config.errorkb_records_dir
+    catalogue, problems = load_catalogue_cached(records_dir, srcdir, Path(app.doctreedir))
     if problems:
         raise InvalidRecords("\n".join(map(str, problems)))
     domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]

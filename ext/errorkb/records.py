@@ -9,6 +9,7 @@ and line.  Nothing here imports Sphinx.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -404,14 +405,25 @@ def record_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*/*.md") if p.is_file())
 
 
-def load_catalogue(folder: Path, *, root: Path | None = None) -> tuple[Catalogue, list[Problem]]:
-    """Load every record; return what loaded and every problem found, files in order."""
+#: What :func:`load_catalogue` may reuse: file path -> (digest of its bytes, the record it gave).
+RecordCache = dict[str, tuple[str, Record]]
+
+
+def load_catalogue(folder: Path, *, root: Path | None = None,
+                   cache: RecordCache | None = None) -> tuple[Catalogue, list[Problem]]:
+    """Load every record; return what loaded and every problem found, files in order.
+
+    With ``cache``, a file whose bytes are unchanged reuses its record instead of being parsed
+    and checked again; ``cache`` is updated to the files just loaded.  The checks across
+    records always run.
+    """
     records: dict[str, Record] = {}
     problems: list[Problem] = []
     owners: dict[str, Record] = {}  # lower-cased id, code or alias -> record
+    fresh: RecordCache = {}
     for path in record_files(folder):
         try:
-            record = load_record(path, root=root)
+            record = _load_cached(path, root, cache, fresh)
         except RecordError as exc:
             problems += exc.problems
             continue
@@ -430,7 +442,23 @@ def load_catalogue(folder: Path, *, root: Path | None = None) -> tuple[Catalogue
             elif rel == record.id:
                 problems.append(Problem(record.path, record.line_of(f"related[{i}]"), "a record cannot be related to itself"))
     problems += _claimed_by_others(records)
+    if cache is not None:
+        cache.clear()
+        cache.update(fresh)
     return Catalogue(records), sorted(problems, key=lambda p: (p.path, p.line))
+
+
+def _load_cached(path: Path, root: Path | None, cache: RecordCache | None, fresh: RecordCache) -> Record:
+    if cache is None:
+        return load_record(path, root=root)
+    try:
+        digest = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+    except OSError:
+        return load_record(path, root=root)  # reports the error
+    hit = cache.get(str(path))
+    record = hit[1] if hit is not None and hit[0] == digest else load_record(path, root=root)
+    fresh[str(path)] = (digest, record)
+    return record
 
 
 def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
@@ -468,9 +496,12 @@ def _shortlist(templates: list[Template]) -> Callable[[str], list[int]]:
 
     A template can only match a line that contains each of its *whole* literal words: words
     with literal non-word characters on both sides, so that they are whole words of the line
-    too.  Each template is filed under its rarest whole word; one without any is always tried.
+    too.  Each template is filed under its rarest whole word and kept if the line has all of
+    them (a template without any is always considered), and if each of its literal parts is
+    in the line, white space aside.  Only what passes is worth compiling and running.
     """
     whole = [_whole_words(t) for t in templates]
+    literals = [_literal_parts(t) for t in templates]
     frequency: dict[str, int] = {}
     for words in whole:
         for word in words:
@@ -484,12 +515,27 @@ def _shortlist(templates: list[Template]) -> Callable[[str], list[int]]:
             always.append(k)
 
     def candidates(line: str) -> list[int]:
+        words = set(_WORD.findall(line))
         found = set(always)
-        for word in set(_WORD.findall(line)):
-            found.update(by_word.get(word, ()))
-        return sorted(found)
+        for word in words:
+            found.update(k for k in by_word.get(word, ()) if whole[k] <= words)
+        spaced = _BLANKS.sub(" ", line)
+        return sorted(k for k in found if all(part in spaced for part in literals[k]))
 
     return candidates
+
+
+_BLANKS = re.compile(r"[ \t]+")
+
+
+def _literal_parts(template: Template) -> list[str]:
+    """The literal parts of ``template`` as they appear in a line whose blanks are single spaces."""
+    parts = [re.sub(r"\s+", " ", s) for s in template.segments if isinstance(s, str)]
+    if template.segments and isinstance(template.segments[0], str):
+        parts[0] = parts[0].lstrip()
+    if template.segments and isinstance(template.segments[-1], str):
+        parts[-1] = parts[-1].rstrip()
+    return [part for part in parts if part]
 
 
 def _whole_words(template: Template) -> set[str]:
