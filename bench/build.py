@@ -66,6 +66,7 @@ def edit_one_record(site: Path, rep: int) -> None:
 
 
 def measure(workdir: Path, records: int, repeat: int, jobs: str, seed: int) -> dict[str, object]:
+    load_before = os.getloadavg()
     generated = generate(records, seed)
     sites = {name: workdir / name for name in SITES}
     write_site(generated, sites["errorkb"])
@@ -103,6 +104,8 @@ def measure(workdir: Path, records: int, repeat: int, jobs: str, seed: int) -> d
         "parallel_speedup_plain": ratio("full_plain", "parallel_plain"),
         "medians": medians,
         "machine": machine(),
+        # other work on the machine slows wall times; CPU times are less affected
+        "load_average": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
     }
 
 
