@@ -1,6 +1,6 @@
 """Build-time benchmark: errorkb against plain Sphinx on the same generated content.
 
-    python bench/build.py [--records N] [--repeat R] [--jobs J] [--workdir DIR] [--json]
+    python bench/build.py [--records N] [--repeat R] [--jobs J] [--workdir DIR] [--snippets] [--theme T] [--json]
 
 Generates N records twice (``bench/gen_records.py``): as an errorkb site and as its plain
 MyST twin.  Then, R times, alternating which goes first: a full serial build of each, an
@@ -65,12 +65,13 @@ def edit_one_record(site: Path, rep: int) -> None:
     page.write_text(text.rstrip("\n") + f"\n\nEdited in repetition {rep}.\n", encoding="utf-8")
 
 
-def measure(workdir: Path, records: int, repeat: int, jobs: str, seed: int) -> dict[str, object]:
+def measure(workdir: Path, records: int, repeat: int, jobs: str, seed: int,
+            snippets: bool = False, theme: str = "basic") -> dict[str, object]:
     load_before = os.getloadavg()
     generated = generate(records, seed)
     sites = {name: workdir / name for name in SITES}
-    write_site(generated, sites["errorkb"])
-    write_site(generated, sites["plain"], plain=True)
+    write_site(generated, sites["errorkb"], snippets=snippets, theme=theme)
+    write_site(generated, sites["plain"], plain=True, snippets=snippets, theme=theme)
     runs: dict[str, list[dict[str, float]]] = {
         f"{kind}_{name}": [] for kind in ("full", "incremental", "parallel") for name in SITES
     }
@@ -95,6 +96,7 @@ def measure(workdir: Path, records: int, repeat: int, jobs: str, seed: int) -> d
         "records": records,
         "repeat": repeat,
         "jobs": jobs,
+        "theme": theme,
         "overhead_ratio": ratio("full_errorkb", "full_plain"),
         "overhead_ratio_cpu": ratio("full_errorkb", "full_plain", "cpu_s"),
         "memory_ratio": ratio("full_errorkb", "full_plain", "peak_rss_mb"),
@@ -149,14 +151,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", default="auto", help="-j value for the parallel builds (default auto)")
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--workdir", type=Path, help="where to generate and build (default: a temporary folder)")
+    parser.add_argument("--snippets", action="store_true", help="give each record a {snippet} block")
+    parser.add_argument("--theme", default="basic", choices=["basic", "furo"], help="HTML theme of both sites")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
     args = parser.parse_args(argv)
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
-        result = measure(args.workdir, args.records, args.repeat, args.jobs, args.seed)
+        result = measure(args.workdir, args.records, args.repeat, args.jobs, args.seed, args.snippets, args.theme)
     else:
         with tempfile.TemporaryDirectory(prefix="errorkb-bench-") as tmp:
-            result = measure(Path(tmp), args.records, args.repeat, args.jobs, args.seed)
+            result = measure(Path(tmp), args.records, args.repeat, args.jobs, args.seed, args.snippets, args.theme)
     print(report(result))
     if args.json:
         print(json.dumps(result))

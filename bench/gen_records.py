@@ -21,7 +21,8 @@ import itertools
 import random
 import shutil
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 # source folder -> (vendor word used in messages, code prefix, platforms, frameworks)
@@ -105,7 +106,6 @@ class Record:
     fixes: list[tuple[str, str]]
     debugging: list[str]
     snippet: str | None = None
-    words: dict[str, str] = field(default_factory=dict)
 
 
 def _size(rng: random.Random, low: float = 0.5, high: float = 900.0) -> str:
@@ -221,7 +221,6 @@ def generate(n: int, seed: int = 8) -> list[Record]:
             references=[f"https://docs.example.org/{source}/errors/{code.lower()}"],
             causes=causes, fixes=fixes, debugging=debugging,
             snippet=SNIPPET.format(rows=rows, nbytes=rows * 1024 * 4),
-            words={"vendor": vendor, "comp": comp, "op": op, "space": space},
         ))
     return records
 
@@ -235,7 +234,7 @@ def _q(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _body(record: Record, link, snippets: bool) -> str:
+def _body(record: Record, link: Callable[[str], str], snippets: bool) -> str:
     """The prose sections; ``link(id)`` renders a link to another record."""
     out = ["## Causes", ""]
     out += [f"- {c}" for c in record.causes]

@@ -32,6 +32,15 @@ def test_generated_records_load_without_problems(tmp_path: Path) -> None:
     assert {len(r.messages) for r in catalogue.records.values()} >= {1, 2}
 
 
+def test_snippets_are_optional_and_keep_records_valid(tmp_path: Path) -> None:
+    records = generate(5)
+    assert "{snippet}" not in render_record(records[0])
+    assert "```{snippet} shows" in render_record(records[0], snippets=True)
+    write_site(records, tmp_path, snippets=True)
+    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    assert [str(p) for p in problems] == []
+
+
 def test_a_shared_template_is_reported(tmp_path: Path) -> None:
     """The generator's distinctness is what the check enforces: a copied template is caught."""
     first, second = generate(2)
