@@ -496,9 +496,9 @@ def _shortlist(templates: list[Template]) -> Callable[[str], list[int]]:
 
     A template can only match a line that contains each of its *whole* literal words: words
     with literal non-word characters on both sides, so that they are whole words of the line
-    too.  Each template is filed under its rarest whole word and kept if the line has all of
-    them (a template without any is always considered), and if each of its literal parts is
-    in the line, white space aside.  Only what passes is worth compiling and running.
+    too.  Each template is filed under its two rarest whole words and kept if the line has all
+    of them (a template without any is always considered), and if each of its literal parts
+    is in the line, white space aside.  Only what passes is worth compiling and running.
     """
     whole = [_whole_words(t) for t in templates]
     literals = [_literal_parts(t) for t in templates]
@@ -506,19 +506,23 @@ def _shortlist(templates: list[Template]) -> Callable[[str], list[int]]:
     for words in whole:
         for word in words:
             frequency[word] = frequency.get(word, 0) + 1
-    by_word: dict[str, list[int]] = {}
+    # rarest whole word -> second rarest ("" if none) -> templates
+    by_words: dict[str, dict[str, list[int]]] = {}
     always: list[int] = []
     for k, words in enumerate(whole):
+        rarest = sorted(words, key=lambda w: (frequency[w], w))[:2] + [""]
         if words:
-            by_word.setdefault(min(words, key=lambda w: (frequency[w], w)), []).append(k)
+            by_words.setdefault(rarest[0], {}).setdefault(rarest[1], []).append(k)
         else:
             always.append(k)
 
     def candidates(line: str) -> list[int]:
         words = set(_WORD.findall(line))
         found = set(always)
-        for word in words:
-            found.update(k for k in by_word.get(word, ()) if whole[k] <= words)
+        for word in words & by_words.keys():
+            second = by_words[word]
+            for other in (words | {""}) & second.keys():
+                found.update(k for k in second[other] if whole[k] <= words)
         spaced = _BLANKS.sub(" ", line)
         return sorted(k for k in found if all(part in spaced for part in literals[k]))
 
