@@ -24,7 +24,8 @@ from sphinx.util.docutils import SphinxDirective
 
 from .domain import ErrorDomain, generated_xref, link_text
 from .indexes import DIMENSIONS, index_link
-from .records import Catalogue, Record, load_catalogue
+from .record_cache import load_catalogue_cached
+from .records import Catalogue, Record
 from .templates import TYPES, Placeholder
 
 
@@ -42,7 +43,8 @@ def load(app: Sphinx) -> None:
     status 1 before anything is written: a crash report would bury the one line that matters.
     """
     srcdir = Path(app.srcdir)
-    catalogue, problems = load_catalogue(srcdir / app.config.errorkb_records_dir, root=srcdir)
+    records_dir = srcdir / app.config.errorkb_records_dir
+    catalogue, problems = load_catalogue_cached(records_dir, srcdir, Path(app.doctreedir))
     if problems:
         for problem in problems:
             logger.error(problem.message, location=f"{problem.path}:{problem.line}", type="errorkb", subtype="record")

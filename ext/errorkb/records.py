@@ -9,7 +9,9 @@ and line.  Nothing here imports Sphinx.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -458,14 +460,25 @@ def record_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*/*.md") if p.is_file())
 
 
-def load_catalogue(folder: Path, *, root: Path | None = None) -> tuple[Catalogue, list[Problem]]:
-    """Load every record; return what loaded and every problem found, files in order."""
+#: What :func:`load_catalogue` may reuse: file path -> (digest of its bytes, the record it gave).
+RecordCache = dict[str, tuple[str, Record]]
+
+
+def load_catalogue(folder: Path, *, root: Path | None = None,
+                   cache: RecordCache | None = None) -> tuple[Catalogue, list[Problem]]:
+    """Load every record; return what loaded and every problem found, files in order.
+
+    With ``cache``, a file whose bytes are unchanged reuses its record instead of being parsed
+    and checked again; ``cache`` is updated to the files just loaded.  The checks across
+    records always run.
+    """
     records: dict[str, Record] = {}
     problems: list[Problem] = []
     owners: dict[str, Record] = {}  # lower-cased id, code or alias -> record
+    fresh: RecordCache = {}
     for path in record_files(folder):
         try:
-            record = load_record(path, root=root)
+            record = _load_cached(path, root, cache, fresh)
         except RecordError as exc:
             problems += exc.problems
             continue
@@ -487,18 +500,40 @@ def load_catalogue(folder: Path, *, root: Path | None = None) -> tuple[Catalogue
             elif rel == record.id:
                 problems.append(Problem(record.path, record.line_of(f"related[{i}]"), "a record cannot be related to itself"))
     problems += _claimed_by_others(records)
+    if cache is not None:
+        cache.clear()
+        cache.update(fresh)
     return Catalogue(records), sorted(problems, key=lambda p: (p.path, p.line))
 
 
+def _load_cached(path: Path, root: Path | None, cache: RecordCache | None, fresh: RecordCache) -> Record:
+    if cache is None:
+        return load_record(path, root=root)
+    try:
+        digest = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+    except OSError:
+        return load_record(path, root=root)  # reports the error
+    hit = cache.get(str(path))
+    record = hit[1] if hit is not None and hit[0] == digest else load_record(path, root=root)
+    fresh[str(path)] = (digest, record)
+    return record
+
+
 def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
-    """Each example must be matched by its own record's templates and by no other record's."""
+    """Each example must be matched by its own record's templates and by no other record's.
+
+    Only templates short-listed by :func:`_shortlist` are run against an example, so the check
+    scales with the catalogue instead of with examples x templates.
+    """
     problems = []
     compiled = [(r, t) for r in records.values() for ts in r.templates for t in ts]
+    candidates_for = _shortlist([t for _, t in compiled])
     for record in records.values():
         for i, message in enumerate(record.messages):
             own = record.templates[i][0] if record.templates[i] else None
             for j, example in enumerate(message.examples):
-                for other, template in compiled:
+                for k in candidates_for(example):
+                    other, template = compiled[k]
                     if other is record or not template.matches(example):
                         continue
                     if own is not None and own.specificity > template.specificity:
@@ -509,3 +544,73 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
                         f"{key} is also matched by {other.id}'s template {template.text!r}",
                     ))
     return problems
+
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _shortlist(templates: list[Template]) -> Callable[[str], list[int]]:
+    """A function giving, for a line, the indexes (in order) of the templates that may match it.
+
+    A template can only match a line that contains each of its *whole* literal words: words
+    with literal non-word characters on both sides, so that they are whole words of the line
+    too.  Each template is filed under its two rarest whole words and kept if the line has all
+    of them (a template without any is always considered), and if each of its literal parts
+    is in the line, white space aside.  Only what passes is worth compiling and running.
+    """
+    whole = [_whole_words(t) for t in templates]
+    literals = [_literal_parts(t) for t in templates]
+    frequency: dict[str, int] = {}
+    for words in whole:
+        for word in words:
+            frequency[word] = frequency.get(word, 0) + 1
+    # rarest whole word -> second rarest ("" if none) -> templates
+    by_words: dict[str, dict[str, list[int]]] = {}
+    always: list[int] = []
+    for k, words in enumerate(whole):
+        rarest = sorted(words, key=lambda w: (frequency[w], w))[:2] + [""]
+        if words:
+            by_words.setdefault(rarest[0], {}).setdefault(rarest[1], []).append(k)
+        else:
+            always.append(k)
+
+    def candidates(line: str) -> list[int]:
+        words = set(_WORD.findall(line))
+        found = set(always)
+        for word in words & by_words.keys():
+            second = by_words[word]
+            for other in (words | {""}) & second.keys():
+                found.update(k for k in second[other] if whole[k] <= words)
+        spaced = _BLANKS.sub(" ", line)
+        return sorted(k for k in found if all(part in spaced for part in literals[k]))
+
+    return candidates
+
+
+_BLANKS = re.compile(r"[ \t]+")
+
+
+def _literal_parts(template: Template) -> list[str]:
+    """The literal parts of ``template`` as they appear in a line whose blanks are single spaces."""
+    parts = [re.sub(r"\s+", " ", s) for s in template.segments if isinstance(s, str)]
+    if template.segments and isinstance(template.segments[0], str):
+        parts[0] = parts[0].lstrip()
+    if template.segments and isinstance(template.segments[-1], str):
+        parts[-1] = parts[-1].rstrip()
+    return [part for part in parts if part]
+
+
+def _whole_words(template: Template) -> set[str]:
+    """Literal words of ``template`` that any matching line contains as whole words."""
+    words = set()
+    last = len(template.segments) - 1
+    for pos, segment in enumerate(template.segments):
+        if not isinstance(segment, str):
+            continue
+        # the ends of a template are stripped and match anywhere in a line: not word boundaries
+        segment = segment.lstrip() if pos == 0 else segment
+        segment = segment.rstrip() if pos == last else segment
+        for m in _WORD.finditer(segment):
+            if m.start() > 0 and m.end() < len(segment):
+                words.add(m.group())
+    return words

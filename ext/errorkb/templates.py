@@ -13,6 +13,7 @@ emitted in JavaScript syntax for the browser (see ``Template.js_source``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any
 
@@ -75,7 +76,15 @@ class Template:
     whole_line: bool
     py_source: str
     js_source: str
-    regex: re.Pattern[str] = dataclasses.field(compare=False, repr=False)
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        """The Python matcher, compiled on first use: compiling is most of a catalogue's load time."""
+        return re.compile(self.py_source)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without the compiled matcher (unpickling would compile it again)."""
+        return {k: v for k, v in self.__dict__.items() if k != "regex"}
 
     @property
     def placeholders(self) -> list[Placeholder]:
@@ -259,7 +268,7 @@ def compile_template(text: str) -> Template:
     if whole_line:
         py_source = f"^[ \\t]*{py_source}[ \\t]*$"
         js_source = f"^[ \\t]*{js_source}[ \\t]*$"
-    return Template(text, segments, whole_line, py_source, js_source, re.compile(py_source))
+    return Template(text, segments, whole_line, py_source, js_source)
 
 
 def _class_for(ph: Placeholder, following: str | None) -> str:

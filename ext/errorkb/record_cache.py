@@ -1,0 +1,51 @@
+"""Records loaded by the last build, kept next to the doctrees so a rebuild re-checks only changed files.
+
+The cache maps each record file to the digest of its bytes and the record it gave; it is
+discarded when the code that parses and checks records changes.  Nothing here imports Sphinx.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from pathlib import Path
+
+from . import __version__, records, templates
+from .records import Catalogue, Problem, RecordCache, load_catalogue
+
+CACHE_FILE = "errorkb-records.pickle"
+
+
+def _fingerprint() -> str:
+    """Changes whenever the record model or the template compiler does."""
+    code = b"".join(Path(m.__file__).read_bytes() for m in (records, templates))  # type: ignore[arg-type]
+    return hashlib.blake2b(code + __version__.encode(), digest_size=16).hexdigest()
+
+
+def read(cache_dir: Path) -> RecordCache:
+    """The cache written by the last build, or an empty one if it is missing, stale or unreadable."""
+    try:
+        with (cache_dir / CACHE_FILE).open("rb") as f:
+            fingerprint, cache = pickle.load(f)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+        return {}
+    return cache if fingerprint == _fingerprint() and isinstance(cache, dict) else {}
+
+
+def write(cache_dir: Path, cache: RecordCache) -> None:
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    partial = cache_dir / f"{CACHE_FILE}.{os.getpid()}"
+    with partial.open("wb") as f:
+        pickle.dump((_fingerprint(), cache), f, pickle.HIGHEST_PROTOCOL)
+    os.replace(partial, cache_dir / CACHE_FILE)
+
+
+def load_catalogue_cached(folder: Path, root: Path, cache_dir: Path) -> tuple[Catalogue, list[Problem]]:
+    """:func:`~errorkb.records.load_catalogue`, reusing the records of files that did not change."""
+    cache = read(cache_dir)
+    before = {path: digest for path, (digest, _) in cache.items()}
+    catalogue, problems = load_catalogue(folder, root=root, cache=cache)
+    if before != {path: digest for path, (digest, _) in cache.items()}:
+        write(cache_dir, cache)
+    return catalogue, problems

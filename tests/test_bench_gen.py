@@ -1,0 +1,95 @@
+"""The benchmark's generated catalogue stays valid: it loads without problems and both sites build."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from errorkb.records import _claimed_by_others, load_catalogue, load_record
+from errorkb.templates import compile_template
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from gen_records import generate, render_record, write_site  # noqa: E402
+
+
+def test_generation_is_deterministic() -> None:
+    assert generate(12, seed=3) == generate(12, seed=3)
+    assert generate(12, seed=3) != generate(12, seed=4)
+
+
+def test_generated_records_load_without_problems(tmp_path: Path) -> None:
+    records = generate(60)
+    write_site(records, tmp_path)
+    catalogue, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    assert [str(p) for p in problems] == []
+    assert len(catalogue.records) == 60
+    assert any(r.related for r in catalogue.records.values())
+    assert {len(r.messages) for r in catalogue.records.values()} >= {1, 2}
+
+
+def test_snippets_are_optional_and_keep_records_valid(tmp_path: Path) -> None:
+    records = generate(5)
+    assert "{snippet}" not in render_record(records[0])
+    assert "```{snippet} shows" in render_record(records[0], snippets=True)
+    write_site(records, tmp_path, snippets=True)
+    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    assert [str(p) for p in problems] == []
+
+
+def test_a_shared_template_is_reported(tmp_path: Path) -> None:
+    """The generator's distinctness is what the check enforces: a copied template is caught."""
+    first, second = generate(2)
+    second.messages[0].template = first.messages[0].template
+    second.messages[0].examples = first.messages[0].examples
+    write_site([first, second], tmp_path)
+    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    assert problems and all("is also matched by" in p.message for p in problems)
+
+
+def test_short_list_finds_what_every_template_finds(tmp_path: Path) -> None:
+    """Generic templates (placeholders at word edges, whole-line, text) are still tried."""
+    records = generate(40, seed=5)
+    pool = [e for r in records for m in r.messages for e in m.examples]
+    generic = ["failed to {op:identifier} {requested:size} in", "^Killed$", "{x:text}memory", "pool exhausted",
+               "could not {op:identifier} {b:identifier} buffer", "free of {capacity:size})", "{a:int}: "]
+    for record, text in zip(records, generic):
+        template = compile_template(text)
+        record.messages[0].template = text
+        record.messages[0].examples = [e for e in pool if template.matches(e)][:3] or ["Killed"]
+    loaded = {}
+    for record in records:
+        path = tmp_path / "errors" / record.source / f"{record.id}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render_record(record), encoding="utf-8")
+        loaded[record.id] = load_record(path)
+
+    expected = []  # every template against every example
+    compiled = [(r, t) for r in loaded.values() for ts in r.templates for t in ts]
+    for record in loaded.values():
+        for i, message in enumerate(record.messages):
+            for j, example in enumerate(message.examples):
+                expected += [f"messages[{i}].examples[{j}] is also matched by {other.id}'s template {t.text!r}"
+                             for other, t in compiled
+                             if other is not record and t.matches(example)
+                             and t.specificity >= record.templates[i][0].specificity]
+    found = [p.message for p in _claimed_by_others(loaded)]
+    assert found == expected
+    assert len(found) > len(generic)
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_generated_site_builds(tmp_path: Path, plain: bool) -> None:
+    write_site(generate(8), tmp_path, plain=plain)
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(tmp_path), str(tmp_path / "_build")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    pages = list((tmp_path / "_build" / "errors").glob("*/*.html"))
+    assert len(pages) == 8
+    assert "Seen in" in pages[0].read_text(encoding="utf-8")
