@@ -49,4 +49,4 @@ def test_a_rebuild_shows_an_edit_and_reports_a_broken_record(project) -> None:
     path.write_text(record_text().replace("phase: run-time", "phase: sometimes"), encoding="utf-8")
     result = project.build()
     assert result.returncode != 0
-    assert "errors/demo/demo-oom.md:9: phase: 'sometimes' is not one of" in result.stdout + result.stderr
+    assert "errors/demo/demo-oom.md:9: ERROR: phase: 'sometimes' is not one of" in result.stdout + result.stderr
