@@ -183,27 +183,8 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
 
 
 def whole_words(template: Template) -> tuple[str, ...]:
-    """Literal words (3+ characters) that appear in a matching line as whole words.
-
-    Templates match anywhere in a line, so a word at the edge of a literal run may be glued to
-    the text around it (``CUDA{n:int}`` matches ``CUDA0``); only words with a non-word
-    character, or the edge of a whole-line template, on both sides are kept.
-    """
-    words: set[str] = set()
-    segments = template.segments
-    for pos, seg in enumerate(segments):
-        if not isinstance(seg, str):
-            continue
-        open_start = pos > 0 or not template.whole_line
-        open_end = pos < len(segments) - 1 or not template.whole_line
-        text = seg.strip() if template.whole_line else seg
-        for m in _WORD.finditer(text):
-            if len(m.group()) < 3:
-                continue
-            if (m.start() == 0 and open_start) or (m.end() == len(text) and open_end):
-                continue
-            words.add(m.group().lower())
-    return tuple(sorted(words))
+    """The template's whole words (see ``Template.whole_words``) of 3+ characters, lower case."""
+    return tuple(sorted({w.lower() for w in template.whole_words if len(w) >= 3}))
 
 
 def parse_literal_text(text: str) -> str:

@@ -558,7 +558,7 @@ def _shortlist(templates: list[Template]) -> Callable[[str], list[int]]:
     of them (a template without any is always considered), and if each of its literal parts
     is in the line, white space aside.  Only what passes is worth compiling and running.
     """
-    whole = [_whole_words(t) for t in templates]
+    whole = [t.whole_words for t in templates]
     literals = [_literal_parts(t) for t in templates]
     frequency: dict[str, int] = {}
     for words in whole:
@@ -598,19 +598,3 @@ def _literal_parts(template: Template) -> list[str]:
     if template.segments and isinstance(template.segments[-1], str):
         parts[-1] = parts[-1].rstrip()
     return [part for part in parts if part]
-
-
-def _whole_words(template: Template) -> set[str]:
-    """Literal words of ``template`` that any matching line contains as whole words."""
-    words = set()
-    last = len(template.segments) - 1
-    for pos, segment in enumerate(template.segments):
-        if not isinstance(segment, str):
-            continue
-        # the ends of a template are stripped and match anywhere in a line: not word boundaries
-        segment = segment.lstrip() if pos == 0 else segment
-        segment = segment.rstrip() if pos == last else segment
-        for m in _WORD.finditer(segment):
-            if m.start() > 0 and m.end() < len(segment):
-                words.add(m.group())
-    return words

@@ -100,6 +100,28 @@ class Template:
         return sum(not c.isspace() for c in self.literal_text)
 
     @property
+    def whole_words(self) -> frozenset[str]:
+        """Literal words that every matching line holds as whole words (case kept).
+
+        Templates match anywhere in a line, so a word at the edge of a literal run may be glued
+        to the text around it (``CUDA{n:int}`` matches ``CUDA0``); only words with a non-word
+        character, or the edge of a whole-line template, on both sides count.
+        """
+        words: set[str] = set()
+        last = len(self.segments) - 1
+        for pos, seg in enumerate(self.segments):
+            if not isinstance(seg, str):
+                continue
+            open_start = pos > 0 or not self.whole_line
+            open_end = pos < last or not self.whole_line
+            text = seg.strip() if self.whole_line else seg
+            for m in _WORD.finditer(text):
+                if (m.start() == 0 and open_start) or (m.end() == len(text) and open_end):
+                    continue
+                words.add(m.group())
+        return frozenset(words)
+
+    @property
     def words(self) -> list[str]:
         """Literal words (3+ characters, lower case) usable to short-list this template."""
         return sorted({w.lower() for w in _WORD.findall(self.literal_text) if len(w) >= 3})
