@@ -140,7 +140,6 @@ class RecordDirective(SphinxDirective):
         record = catalogue_of(self.env).records[self.arguments[0]]
         domain: ErrorDomain = self.env.get_domain("err")  # type: ignore[assignment]
         domain.note_error(record.id, self.env.docname, record.code, record.title, record.aliases)
-        self.env.metadata[self.env.docname]["errorkb-id"] = record.id
 
         index = addnodes.index(entries=[("single", f"{link_text(record.code, record.title)}; {record.id}", "", "", None)])
         summary = nodes.paragraph(text=record.summary, classes=["errorkb-summary"])

@@ -121,11 +121,6 @@ class Template:
                 words.add(m.group())
         return frozenset(words)
 
-    @property
-    def words(self) -> list[str]:
-        """Literal words (3+ characters, lower case) usable to short-list this template."""
-        return sorted({w.lower() for w in _WORD.findall(self.literal_text) if len(w) >= 3})
-
     def search(self, line: str) -> dict[str, "Value"] | None:
         """Match ``line``; return the placeholder values, or None."""
         m = self.regex.search(line[:MAX_LINE])
