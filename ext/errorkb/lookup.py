@@ -26,7 +26,7 @@ import re
 from typing import Any
 
 from .records import Catalogue, Record
-from .templates import Template, Value, compile_template, js_patterns, parse
+from .templates import WORD, Template, Value, compile_template, js_patterns, parse
 
 INDEX_VERSION = 2
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
@@ -51,7 +51,6 @@ _LOG_PREFIX = re.compile(
     r"|[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}[ \t]{1,32}\|"  # docker compose: service  |
     r")[ \t]{0,32}"
 )
-_WORD = re.compile(r"[A-Za-z0-9_]+")
 _TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -313,7 +312,7 @@ def lookup(index: LookupIndex, paste: str, top: int = 5) -> Result:
 
 def exact_matches(index: LookupIndex, lines: list[Line], notices: list[str]) -> list[Match]:
     """Records with a template that matches a line or two adjacent lines joined."""
-    words = [set(w.lower() for w in _WORD.findall(line.text)) for line in lines]
+    words = [set(w.lower() for w in WORD.findall(line.text)) for line in lines]
     hits: dict[int, tuple[Line, int, str, Any]] = {}  # entry -> (first line, lines spanned, text, match)
     seen: set[str] = set()
     budget = MAX_SCAN

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .templates import Template, TemplateError, compile_template
+from .templates import WORD, Template, TemplateError, compile_template
 
 try:  # the C loader is several times faster where libyaml is present
     _Loader: type = yaml.CSafeLoader
@@ -546,9 +546,6 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
     return problems
 
 
-_WORD = re.compile(r"[A-Za-z0-9_]+")
-
-
 def _shortlist(templates: list[Template]) -> Callable[[str], list[int]]:
     """A function giving, for a line, the indexes (in order) of the templates that may match it.
 
@@ -575,7 +572,7 @@ def _shortlist(templates: list[Template]) -> Callable[[str], list[int]]:
             always.append(k)
 
     def candidates(line: str) -> list[int]:
-        words = set(_WORD.findall(line))
+        words = set(WORD.findall(line))
         found = set(always)
         for word in words & by_words.keys():
             second = by_words[word]

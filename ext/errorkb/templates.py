@@ -45,7 +45,8 @@ TYPES: dict[str, tuple[str, str]] = {
 }
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}")
-_WORD = re.compile(r"[A-Za-z0-9_]+")
+#: What counts as a word, for short-listing templates by the words a line holds.
+WORD = re.compile(r"[A-Za-z0-9_]+")
 # Where parsing looks next: a doubled (literal) brace first, then a single one.
 _BRACE = re.compile(r"\{\{|\}\}|[{}]")
 
@@ -115,7 +116,7 @@ class Template:
             open_start = pos > 0 or not self.whole_line
             open_end = pos < last or not self.whole_line
             text = seg.strip() if self.whole_line else seg
-            for m in _WORD.finditer(text):
+            for m in WORD.finditer(text):
                 if (m.start() == 0 and open_start) or (m.end() == len(text) and open_end):
                     continue
                 words.add(m.group())
