@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sphinx.application import Sphinx
+if TYPE_CHECKING:  # `errorkb lookup` imports this package: it must not pay for Sphinx
+    from sphinx.application import Sphinx
 
 __version__ = "0.1.0"
 

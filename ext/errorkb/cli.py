@@ -1,6 +1,7 @@
 """``errorkb``: the command line.  Each sub-command is one ``cmd_*`` function.
 
-It imports nothing from Sphinx, so it starts fast and works on a plain checkout.
+It imports nothing from Sphinx, and each command imports only what it uses: ``lookup --index``
+needs neither the records' model nor YAML, so it starts fast.
 """
 
 from __future__ import annotations
@@ -9,13 +10,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .lint import LintUnavailable, lint_prose, markdown_files
-from .records import SCAFFOLD_MARKER, Catalogue, load_catalogue
-from .scaffold import field_problems, pick_line, scaffold
+if TYPE_CHECKING:
+    from .records import Catalogue
 
 
 def _catalogue(args: argparse.Namespace) -> tuple[Catalogue, list]:
+    from .records import load_catalogue
+
     root = Path(args.root)
     return load_catalogue(root / args.records, root=root)
 
@@ -25,6 +28,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     One ``file:line: message`` per problem on standard output; exit 1 on any.
     """
+    from .lint import LintUnavailable, lint_prose, markdown_files
+
     root = Path(args.root)
     catalogue, problems = _catalogue(args)
     try:
@@ -71,6 +76,9 @@ def _pasted_message(args: argparse.Namespace) -> str:
 
 def cmd_new(args: argparse.Namespace) -> int:
     """Write ``errors/<source>/<id>.md`` for a new error from one real pasted message."""
+    from .records import SCAFFOLD_MARKER
+    from .scaffold import field_problems, pick_line, scaffold
+
     fields = {
         "id": _answer(args, "id", "id, a lower-case slug such as cuda-oom-alloc"),
         "code": _answer(args, "code", "the vendor's code as printed (empty if none)"),
@@ -272,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help='print {"matches": [{"id", "code", "title", "score", "exact", "values", "url"}]}')
     lookup.add_argument("--top", type=int, default=5, metavar="K", help="show at most K errors (default: 5)")
     lookup.add_argument("--index", metavar="PATH",
-                        help="search a built index (_build/html/_static/errorkb/lookup-index.json) "
+                        help="search a built index (_build/html/_static/errorkb-lookup-index.json) "
                         "instead of the records")
     lookup.set_defaults(func=cmd_lookup)
     return parser

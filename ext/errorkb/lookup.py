@@ -21,12 +21,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from decimal import ROUND_HALF_UP, Decimal
 import re
-from typing import Any
+from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING, Any
 
-from .records import Catalogue, Record
 from .templates import WORD, Template, Value, compile_template, js_patterns, parse
+
+if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
+    from .records import Catalogue, Record
 
 INDEX_VERSION = 2
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).

@@ -1,0 +1,110 @@
+"""``errorkb lookup``: answers, exit statuses, bad input, and a start-up that loads no more than it needs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from errorkb.cli import main
+from errorkb.lookup import build_index
+from errorkb.records import load_catalogue
+from lookup_records import write_records
+
+DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; "
+          "3.49 GiB already allocated; 1.04 GiB free; 3.50 GiB reserved in total by PyTorch)")
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cli-lookup")
+    write_records(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def index_file(root: Path) -> Path:
+    catalogue, problems = load_catalogue(root / "errors", root=root)
+    assert not problems
+    path = root / "lookup-index.json"
+    path.write_text(json.dumps(build_index(catalogue).to_json()), encoding="utf-8")
+    return path
+
+
+def run(root: Path, *argv: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "errorkb.cli", "--root", str(root), "lookup", *argv],
+                          input=stdin, capture_output=True, timeout=60, cwd=ROOT)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def test_an_exact_match_names_the_record_its_values_and_fixes(root: Path, capsys):
+    assert main(["--root", str(root), "lookup", DETAIL]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1. DCD: Demo CUDA allocation failed, with the device's numbers  [exact]")
+    assert "errors/demo/demo-cuda-detail.html  (demo-cuda-detail)" in out
+    assert "requested = 1.71 GiB (1,836,098,519 bytes)" in out
+    assert "First fixes: " in out
+
+
+def test_json_output_lists_the_matches_best_first(root: Path, capsys):
+    assert main(["--root", str(root), "lookup", "--json", "--top", "2", DETAIL]) == 0
+    matches = json.loads(capsys.readouterr().out)["matches"]
+    assert [m["id"] for m in matches] == ["demo-cuda-detail", "demo-cuda-generic"]
+    assert matches[0]["exact"] and matches[0]["values"]["gpu"]["text"] == "0"
+
+
+def test_no_exact_match_lists_the_closest_and_exits_1(root: Path, capsys):
+    assert main(["--root", str(root), "lookup", "CUDA memory trouble while loading the model"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("No exact match; the closest records (not exact):")
+    assert "[closest, not exact]" in out
+
+
+def test_a_built_index_gives_the_same_answer_as_the_records(root: Path, index_file: Path, capsys):
+    main(["--root", str(root), "lookup", "--json", DETAIL])
+    from_records = capsys.readouterr().out
+    assert main(["--root", str(root / "nowhere"), "lookup", "--json", "--index", str(index_file), DETAIL]) == 0
+    assert capsys.readouterr().out == from_records
+
+
+def test_the_paste_is_read_from_standard_input(root: Path):
+    done = run(root, stdin=("epoch 3\n" + DETAIL + "\nexit code 1\n").encode())
+    assert done.returncode == 0, done.stderr
+    assert "line 2: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0;" in done.stdout
+
+
+@pytest.mark.parametrize(("argv", "stdin", "complaint"), [
+    ((), b"  \n\n", "the input is empty"),
+    (("-",), b"\x00\x01\x02\xff\xfe" * 200, "looks like binary data"),
+    (("--top", "0", "Killed"), b"", "--top must be 1 or more"),
+    (("--index", "missing.json", "Killed"), b"", "cannot read the lookup index missing.json"),
+])
+def test_bad_input_exits_2_with_one_line(root: Path, argv, stdin, complaint):
+    done = run(root, *argv, stdin=stdin)
+    assert done.returncode == 2
+    assert complaint in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_corrupt_index_is_refused_cleanly(root: Path, tmp_path: Path):
+    bad = tmp_path / "index.json"
+    bad.write_text('{"version": 2, "records": [', encoding="utf-8")
+    done = run(root, "--index", str(bad), "Killed")
+    assert done.returncode == 2 and "cannot read the lookup index" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_endless_log_is_cut_to_its_end(root: Path):
+    log = b"step ok\n" * 200_000 + DETAIL.encode()  # 1.6 MB, the error last
+    done = run(root, stdin=log)
+    assert done.returncode == 0
+    assert "only its last 1,048,576 were read" in done.stderr
+
+
+def test_searching_a_built_index_loads_neither_sphinx_nor_the_records_model(index_file: Path):
+    probe = ("import sys; from errorkb.cli import main; main(['lookup', '--index', sys.argv[1], 'Killed']); "
+             "print(sorted({m.split('.')[0] for m in sys.modules} & {'sphinx', 'docutils', 'pydantic', 'yaml', 'myst_parser'}))")
+    done = subprocess.run([sys.executable, "-c", probe, str(index_file)], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
