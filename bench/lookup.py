@@ -1,10 +1,12 @@
 """Speed and size of the paste lookup with 1,000 and 10,000 synthetic templates.
 
-    python bench/lookup.py [--json]
+    python bench/lookup.py [--runs N] [--cli-runs N] [--json]
 
 For each catalogue size: the Python engine's time for a 1-line and a 200-line paste (p50, p95),
-``errorkb lookup --index`` as a process (start-up included, p50), the browser's lookup in a Web
-Worker in headless Chromium (p50, p95 of the round trip), and the payload a search downloads:
+``errorkb lookup --index`` as a whole process with the paste piped in (start-up included, p50
+and p95, and its ratio to a bare ``python -c pass`` timed alternately with it), the browser's
+lookup in a Web Worker in headless Chromium (p50, p95 of the round trip), and the payload a
+search downloads:
 the index and the three scripts, each raw and gzipped as a server sends it (all are fetched on
 the first search, none before), and the gzipped size of each field of the index.  The templates
 are generated here, one record each, with made-up words so that they are as distinct as real
@@ -116,7 +118,32 @@ def field_sizes(index: dict) -> dict[str, int]:
             for name, column in columns.items()}
 
 
-def bench_size(count: int, runs: int, workdir: Path) -> dict:
+def run_process(argv: list[str], stdin: str) -> float:
+    """Milliseconds from starting ``argv`` to its exit, with ``stdin`` piped in as a user would."""
+    start = time.perf_counter()
+    done = subprocess.run(argv, input=stdin.encode("utf-8"), capture_output=True, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT / "ext"), "PATH": "/usr/bin:/bin"}, check=False)
+    elapsed = (time.perf_counter() - start) * 1000
+    if done.returncode not in (0, 1):  # 1: no exact match
+        raise SystemExit(f"{' '.join(argv)} failed (exit {done.returncode}):\n{done.stderr.decode()[-2000:]}")
+    return elapsed
+
+
+def cli_process(index: Path, texts: list[str]) -> dict[str, float]:
+    """``python train.py 2>&1 | errorkb lookup --index PATH`` as a whole process, start-up included.
+
+    Each run alternates with a bare ``python -c pass`` fed the same text, so the ratio says how
+    much errorkb adds to the interpreter's own start, measured side by side.
+    """
+    lookup_ms, bare_ms = [], []
+    for text in texts:
+        lookup_ms.append(run_process([sys.executable, "-m", "errorkb.cli", "lookup", "--index", str(index)], text))
+        bare_ms.append(run_process([sys.executable, "-c", "pass"], text))
+    return {**stats(lookup_ms), "python_start_p50_ms": round(statistics.median(bare_ms), 3),
+            "ratio_to_python_start": round(statistics.median(lookup_ms) / statistics.median(bare_ms), 2)}
+
+
+def bench_size(count: int, runs: int, workdir: Path, cli_runs: int) -> dict:
     rng = random.Random(count)
     catalogue, examples = synthetic(count)
     start = time.perf_counter()
@@ -144,14 +171,9 @@ def bench_size(count: int, runs: int, workdir: Path) -> dict:
             samples.append((time.perf_counter() - t) * 1000)
             found += bool(result.exact)
         out[f"python_{name}"] = {**stats(samples), "exact": found / len(texts)}
-    cli = []
-    for text in cases["1-line"][:5]:
-        t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "errorkb.cli", "lookup", "--index",
-                        str(site / "_static" / "errorkb-lookup-index.json"), text],
-                       capture_output=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT / "ext")}, check=False)
-        cli.append((time.perf_counter() - t) * 1000)
-    out["cli_process_ms_p50"] = round(statistics.median(cli), 1)
+    index_path = site / "_static" / "errorkb-lookup-index.json"
+    for name, texts in cases.items():
+        out[f"cli_{name}"] = cli_process(index_path, texts[:cli_runs])
     (site / "bench.html").write_text(HARNESS, encoding="utf-8")
     with serve(site) as base, chromium() as page:
         page.goto(base + "bench.html")
@@ -182,11 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="end with one JSON object")
     parser.add_argument("--runs", type=int, default=50, help="pastes per measurement (default: 50)")
+    parser.add_argument("--cli-runs", type=int, default=20, help="processes per CLI measurement (default: 20)")
     args = parser.parse_args(argv)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for count in (1000, 10000):
-            results[str(count)] = r = bench_size(count, args.runs, Path(tmp))
+            results[str(count)] = r = bench_size(count, args.runs, Path(tmp), args.cli_runs)
             print(f"{count} templates: index built in {r['build_index_ms']:.0f} ms; a search downloads "
                   f"{r['payload_bytes'] / 1024:.0f} KiB, {r['payload_gzip_bytes'] / 1024:.0f} KiB gzipped:")
             for name, size in r["payload_parts"].items():
@@ -196,8 +219,11 @@ def main(argv: list[str] | None = None) -> int:
             for kind in ("python_1-line", "python_200-line", "chromium_1-line", "chromium_200-line"):
                 m = r[kind]
                 print(f"  {kind:18} p50 {m['p50_ms']:8.2f} ms  p95 {m['p95_ms']:8.2f} ms  exact {m['exact']:.2f}")
-            print(f"  CLI process (start-up included) p50 {r['cli_process_ms_p50']:.0f} ms; "
-                  f"first browser search (index load) {r['chromium_first_search_ms']:.0f} ms")
+            for kind in ("cli_1-line", "cli_200-line"):
+                m = r[kind]
+                print(f"  {kind:18} p50 {m['p50_ms']:8.2f} ms  p95 {m['p95_ms']:8.2f} ms  whole process, "
+                      f"{m['ratio_to_python_start']:.2f}x a bare 'python -c pass' ({m['python_start_p50_ms']:.0f} ms)")
+            print(f"  first browser search (index load) {r['chromium_first_search_ms']:.0f} ms")
     if args.json:
         print(json.dumps(results))
     return 0

@@ -157,7 +157,8 @@ def test_status_line(result: Result, text: str) -> None:
     node = status_line(result)
     assert node.astext() == text
     badge = node.children[0]
-    assert badge["classes"][0] == "sd-badge" and badge.astext() == result.status
+    colour = {PASSED: "success", FAILED: "danger", NOT_RUN: "secondary"}[result.status]
+    assert badge["classes"][:2] == ["errorkb-badge", f"errorkb-badge-{colour}"] and badge.astext() == result.status
 
 
 # ---------------------------------------------------------------------------------------------

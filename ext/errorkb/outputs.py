@@ -235,6 +235,19 @@ def check_aliases(app: Sphinx, env: Any) -> None:
         redirects(app, warn=True)
 
 
+def write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` unless the file holds it already: a rebuild rewrites only what changed,
+    which is cheaper than rewriting thousands of small files and keeps their times for deploys."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (OSError, UnicodeDecodeError):
+        pass
+    path.write_text(text, encoding="utf-8")
+
+
 def write_redirects(app: Sphinx) -> None:
     base = base_url(app)
     for pagename, (docname, name) in redirects(app).items():
@@ -243,10 +256,9 @@ def write_redirects(app: Sphinx) -> None:
         target = app.builder.get_relative_uri(pagename, docname)
         canonical = base + app.builder.get_target_uri(docname) if base else target
         path = Path(app.outdir) / app.builder.get_outfilename(pagename)  # type: ignore[attr-defined]
-        path.parent.mkdir(parents=True, exist_ok=True)
         title = html.escape(_title(app, docname))
-        path.write_text(REDIRECT.format(title=title, canonical=html.escape(canonical), target=html.escape(target),
-                                        name=html.escape(name)), encoding="utf-8")
+        write_if_changed(path, REDIRECT.format(title=title, canonical=html.escape(canonical),
+                                               target=html.escape(target), name=html.escape(name)))
 
 
 def sitemap(app: Sphinx) -> str | None:
@@ -264,9 +276,8 @@ def write_outputs(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or not _enabled(app):
         return
     outdir = Path(app.outdir)
-    (outdir / "errors.json").write_text(json.dumps(errors_json(app), indent=1, ensure_ascii=False) + "\n",
-                                        encoding="utf-8")
-    (outdir / "llms.txt").write_text(llms_txt(app), encoding="utf-8")
+    write_if_changed(outdir / "errors.json", json.dumps(errors_json(app), indent=1, ensure_ascii=False) + "\n")
+    write_if_changed(outdir / "llms.txt", llms_txt(app))
     write_redirects(app)
     anchor_not_found(app)
     text = sitemap(app)
@@ -274,7 +285,7 @@ def write_outputs(app: Sphinx, exception: Exception | None) -> None:
         logger.info("errorkb: no sitemap.xml, as neither errorkb_base_url nor html_baseurl is set")
         (outdir / "sitemap.xml").unlink(missing_ok=True)
     else:
-        (outdir / "sitemap.xml").write_text(text, encoding="utf-8")
+        write_if_changed(outdir / "sitemap.xml", text)
 
 
 def setup_outputs(app: Sphinx) -> None:

@@ -22,6 +22,7 @@ from sphinx.util import logging
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
+from .badges import badge
 from .domain import ErrorDomain, generated_xref, link_text
 from .indexes import DIMENSIONS, index_link
 from .record_cache import load_catalogue_cached
@@ -98,14 +99,8 @@ class referenced_by(nodes.General, nodes.Element):
     """Where "Referenced by" goes; filled in when the page is written, once every page is read."""
 
 
-# sphinx-design colours; None: errorkb.css's plain badge, which follows the light or dark theme.
 BADGE_COLOURS = {"source": "primary", "platform": "info", "framework": "secondary",
-                 "phase": "warning", "category": None}
-
-
-def _badge(text: str, colour: str | None) -> nodes.inline:
-    colours = [f"sd-bg-{colour}", f"sd-bg-text-{colour}"] if colour else ["errorkb-badge-plain"]
-    return nodes.inline(text=text, classes=["sd-badge", *colours])
+                 "phase": "warning", "category": "plain"}
 
 
 def _section(document: nodes.document, title: str, slug: str) -> nodes.section:
@@ -148,7 +143,7 @@ class RecordDirective(SphinxDirective):
             for value in dimension.values(record):
                 label = dimension.label(value)
                 link = index_link(dimension, value, f"All errors with {dimension.title.lower()} {label}")
-                link += _badge(label, BADGE_COLOURS[dimension.name])
+                link += badge(label, BADGE_COLOURS[dimension.name])
                 badges += link
                 badges += nodes.Text(" ")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.application import Sphinx
 
+from ..badges import badge
 from .directive import all_snippets, snippet_node, snippet_status_node
 from .judge import FAILED, NOT_RUN, PASSED, Result
 from .spec import KINDS, Snippet
@@ -23,15 +24,16 @@ def verified_of(env: object) -> dict[str, Verification]:
     return getattr(env, "errorkb_verified", {})
 
 
-def badge(status: str) -> nodes.inline:
-    colour = BADGE_COLOURS[status]
-    return nodes.inline(text=status, classes=["sd-badge", f"sd-bg-{colour}", f"sd-bg-text-{colour}", "errorkb-snippet-badge"])
+def status_badge(status: str) -> nodes.inline:
+    node = badge(status, BADGE_COLOURS[status])
+    node["classes"].append("errorkb-snippet-badge")
+    return node
 
 
 def status_line(result: Result) -> nodes.paragraph:
     """``[passed] on Python 3.11.7, jax 0.10.2 on CPU`` / ``[failed] exit status 1: ...``."""
     para = nodes.paragraph(classes=["errorkb-snippet-status"])
-    para += badge(result.status)
+    para += status_badge(result.status)
     text = {PASSED: f" ran on {result.reason}", FAILED: f" {result.reason}", NOT_RUN: f" {result.reason}"}[result.status]
     para += nodes.Text(text)
     if result.status != NOT_RUN and not result.network_isolated:
@@ -102,7 +104,7 @@ def status_table(app: Sphinx, fromdocname: str) -> list[nodes.Node]:
         details = nodes.paragraph(text=result.reason)
         if snippet.key in verified:
             details += nodes.Text(f"; last verified on {verified[snippet.key].summary()}")
-        body += _row(link, nodes.Text(snippet.kind), badge(result.status), details)
+        body += _row(link, nodes.Text(snippet.kind), status_badge(result.status), details)
     group += body
     return [summary, table]
 
