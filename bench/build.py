@@ -1,11 +1,12 @@
 """Build-time benchmark: errorkb against plain Sphinx on the same generated content.
 
-    python bench/build.py [--records N] [--repeat R] [--jobs J] [--workdir DIR] [--snippets] [--theme T] [--json]
+    python bench/build.py [--records N] [--repeat R] [--jobs J | --serial-only] [--workdir DIR] [--snippets] [--theme T] [--json]
 
 Generates N records twice (``bench/gen_records.py``): as an errorkb site and as its plain
 MyST twin.  Then, R times, alternating which goes first: a full serial build of each, an
 incremental rebuild of each after editing one record, and a full build of each with
-``-j J`` (default ``auto``).  Each build is a fresh ``sphinx-build`` process; its wall time
+``-j J`` (default ``auto``; ``--serial-only`` leaves these out, for catalogues so large that
+one build takes many minutes).  Each build is a fresh ``sphinx-build`` process; its wall time
 and its peak memory (the largest max RSS of the process and its workers, from ``wait4``)
 are recorded, and CPU time (user + system, workers included) as a figure that other load
 on the machine disturbs less.  Prints medians and the ratios; with ``--json`` the last line
@@ -13,7 +14,7 @@ is one JSON object:
 
 ``overhead_ratio``     errorkb full build / plain full build (serial, wall time)
 ``incremental_ratio``  errorkb one-record rebuild / errorkb full build
-``parallel_speedup``   errorkb serial full build / errorkb ``-j J`` full build
+``parallel_speedup``   errorkb serial full build / errorkb ``-j J`` full build (null with ``--serial-only``)
 """
 
 from __future__ import annotations
@@ -65,15 +66,16 @@ def edit_one_record(site: Path, rep: int) -> None:
     page.write_text(text.rstrip("\n") + f"\n\nEdited in repetition {rep}.\n", encoding="utf-8")
 
 
-def measure(workdir: Path, records: int, repeat: int, jobs: str, seed: int,
+def measure(workdir: Path, records: int, repeat: int, jobs: str | None, seed: int,
             snippets: bool = False, theme: str = "basic") -> dict[str, object]:
+    """``jobs`` None: serial builds only."""
     load_before = os.getloadavg()
     generated = generate(records, seed)
     sites = {name: workdir / name for name in SITES}
     write_site(generated, sites["errorkb"], snippets=snippets, theme=theme)
     write_site(generated, sites["plain"], plain=True, snippets=snippets, theme=theme)
     runs: dict[str, list[dict[str, float]]] = {
-        f"{kind}_{name}": [] for kind in ("full", "incremental", "parallel") for name in SITES
+        f"{kind}_{name}": [] for kind in ("full", "incremental", "parallel")[: 3 if jobs else 2] for name in SITES
     }
     for rep in range(repeat):
         order = SITES if rep % 2 == 0 else SITES[::-1]
@@ -81,7 +83,7 @@ def measure(workdir: Path, records: int, repeat: int, jobs: str, seed: int,
             runs[f"full_{name}"].append(full_build(sites[name]))
             edit_one_record(sites[name], rep)
             runs[f"incremental_{name}"].append(sphinx_build(sites[name]))
-        for name in order:
+        for name in order if jobs else ():
             runs[f"parallel_{name}"].append(full_build(sites[name], "-j", jobs))
         print(f"repetition {rep + 1}/{repeat}: " + ", ".join(
             f"{key} {values[-1]['wall_s']:.1f}s" for key, values in runs.items()), flush=True)
@@ -89,7 +91,9 @@ def measure(workdir: Path, records: int, repeat: int, jobs: str, seed: int,
     medians = {key: {m: round(statistics.median(r[m] for r in values), 3) for m in values[0]}
                for key, values in runs.items()}
 
-    def ratio(a: str, b: str, metric: str = "wall_s") -> float:
+    def ratio(a: str, b: str, metric: str = "wall_s") -> float | None:
+        if a not in medians or b not in medians:
+            return None
         return round(medians[a][metric] / medians[b][metric], 3)
 
     return {
@@ -149,18 +153,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=100, help="number of records (default 100)")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions (default 3)")
     parser.add_argument("--jobs", default="auto", help="-j value for the parallel builds (default auto)")
+    parser.add_argument("--serial-only", action="store_true", help="leave out the parallel builds")
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--workdir", type=Path, help="where to generate and build (default: a temporary folder)")
     parser.add_argument("--snippets", action="store_true", help="give each record a {snippet} block")
     parser.add_argument("--theme", default="basic", choices=["basic", "furo"], help="HTML theme of both sites")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
     args = parser.parse_args(argv)
+    jobs = None if args.serial_only else args.jobs
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
-        result = measure(args.workdir, args.records, args.repeat, args.jobs, args.seed, args.snippets, args.theme)
+        result = measure(args.workdir, args.records, args.repeat, jobs, args.seed, args.snippets, args.theme)
     else:
         with tempfile.TemporaryDirectory(prefix="errorkb-bench-") as tmp:
-            result = measure(Path(tmp), args.records, args.repeat, args.jobs, args.seed, args.snippets, args.theme)
+            result = measure(Path(tmp), args.records, args.repeat, jobs, args.seed, args.snippets, args.theme)
     print(report(result))
     if args.json:
         print(json.dumps(result))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,18 @@ def test_generated_site_builds(tmp_path: Path, plain: bool) -> None:
              if 'http-equiv="refresh"' not in p.read_text(encoding="utf-8")]  # not the alias redirects
     assert len(pages) == 8
     assert "Seen in" in pages[0].read_text(encoding="utf-8")
+
+
+def test_build_benchmark_reports_its_ratios(tmp_path: Path) -> None:
+    """``bench/build.py --json`` ends with the ratios the targets are judged by."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "build.py"), "--records", "3", "--repeat", "1", "--serial-only",
+         "--workdir", str(tmp_path), "--json"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.splitlines()[-1])
+    assert report["records"] == 3 and report["parallel_speedup"] is None
+    for key in ("overhead_ratio", "incremental_ratio", "memory_ratio"):
+        assert 0 < report[key] < 10, key
+    assert set(report["medians"]) == {"full_errorkb", "full_plain", "incremental_errorkb", "incremental_plain"}
