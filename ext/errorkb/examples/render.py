@@ -6,7 +6,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..badges import badge
-from .directive import all_snippets, snippet_node, snippet_status_node
+from .directive import all_snippets, snippet_node, snippet_status_node, snippets_of
 from .judge import FAILED, NOT_RUN, PASSED, Result
 from .spec import KINDS, Snippet
 from .verified import Verification
@@ -111,7 +111,7 @@ def status_table(app: Sphinx, fromdocname: str) -> list[nodes.Node]:
 
 def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     results, verified = results_of(app.env), verified_of(app.env)
-    by_key = {s.key: s for s in all_snippets(app.env)}
+    by_key = {s.key: s for s in snippets_of(app.env).get(docname, ())}  # this page's: linear in pages
     for node in list(doctree.findall(snippet_node)):
         snippet = by_key.get(node["key"])
         if snippet is None:
