@@ -9,8 +9,10 @@ incremental rebuild of each after editing one record, and a full build of each w
 one build takes many minutes).  Each build is a fresh ``sphinx-build`` process; its wall time
 and its peak memory (the largest max RSS of the process and its workers, from ``wait4``)
 are recorded, and CPU time (user + system, workers included) as a figure that other load
-on the machine disturbs less.  Prints medians and the ratios; with ``--json`` the last line
-is one JSON object:
+on the machine disturbs less.  Prints the medians of each kind of build, and each ratio as the
+median of the repetitions' ratios (a repetition builds both sides back to back, so a machine
+that drifts slower or faster over the run does not skew it); with ``--json`` the last line is
+one JSON object, every build's figures included (``runs``):
 
 ``overhead_ratio``     errorkb full build / plain full build (serial, wall time)
 ``incremental_ratio``  errorkb one-record rebuild / errorkb full build
@@ -92,9 +94,11 @@ def measure(workdir: Path, records: int, repeat: int, jobs: str | None, seed: in
                for key, values in runs.items()}
 
     def ratio(a: str, b: str, metric: str = "wall_s") -> float | None:
-        if a not in medians or b not in medians:
+        """The median of the repetitions' ratios: each repetition builds both sides back to back,
+        so a machine that slows down or speeds up over the run changes both sides of each ratio."""
+        if a not in runs or b not in runs:
             return None
-        return round(medians[a][metric] / medians[b][metric], 3)
+        return round(statistics.median(x[metric] / y[metric] for x, y in zip(runs[a], runs[b])), 3)
 
     return {
         "records": records,
@@ -109,6 +113,7 @@ def measure(workdir: Path, records: int, repeat: int, jobs: str | None, seed: in
         "parallel_speedup": ratio("full_errorkb", "parallel_errorkb"),
         "parallel_speedup_plain": ratio("full_plain", "parallel_plain"),
         "medians": medians,
+        "runs": runs,
         "machine": machine(),
         # other work on the machine slows wall times; CPU times are less affected
         "load_average": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
