@@ -100,9 +100,10 @@ class Template:
         """Count of literal, non-space characters: the more, the more specific."""
         return sum(not c.isspace() for c in self.literal_text)
 
-    @property
+    @functools.cached_property
     def whole_words(self) -> frozenset[str]:
-        """Literal words that every matching line holds as whole words (case kept).
+        """Literal words that every matching line holds as whole words (case kept); kept, and
+        pickled with the record cache, since every build short-lists every template by them.
 
         Templates match anywhere in a line, so a word at the edge of a literal run may be glued
         to the text around it (``CUDA{n:int}`` matches ``CUDA0``); only words with a non-word
