@@ -117,6 +117,22 @@ def test_redirects_from_aliases_and_codes(project: Project) -> None:
         assert '<meta name="robots" content="noindex">' in page
 
 
+def test_a_rebuild_rewrites_only_the_redirects_that_changed(project: Project) -> None:
+    small_site(project, BASE)
+    alias, other = project.out / "errors/demo/old-demo.html", project.out / "errors/demo/DEMO2.html"
+    written = {path: path.stat().st_mtime_ns for path in (alias, other)}
+    # The alias's record gets a new title; the other record changes only in its prose.
+    record = project.root / "errors/demo/demo-oom.md"
+    record.write_text(record.read_text(encoding="utf-8").replace(
+        "title: Demo device ran out of memory", "title: Demo device memory is full"), encoding="utf-8")
+    two = project.root / "errors/demo/demo-two.md"
+    two.write_text(two.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
+    assert project.build().returncode == 0
+    assert "Demo device memory is full" in alias.read_text(encoding="utf-8")
+    assert alias.stat().st_mtime_ns != written[alias]
+    assert other.stat().st_mtime_ns == written[other]
+
+
 def test_code_that_cannot_be_a_file_name_warns_with_file_and_line(project: Project) -> None:
     # Codes are printed as the vendor prints them; aliases are refused earlier, by the schema.
     text = record_text(code='"OLD DEMO/1"')

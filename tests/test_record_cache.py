@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from conftest import record_text
@@ -38,6 +39,20 @@ def test_a_stale_or_broken_cache_file_is_ignored(tmp_path: Path) -> None:
     assert record_cache.read(tmp_path) != {}
     (tmp_path / record_cache.CACHE_FILE).write_bytes(b"not a pickle")
     assert record_cache.read(tmp_path) == {}
+
+
+def test_reading_the_cache_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
+    record_cache.write(tmp_path, {})
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / record_cache.CACHE_FILE).write_bytes(b"not a pickle")
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            for folder in (tmp_path, tmp_path / "broken", tmp_path / "missing"):
+                record_cache.read(folder)
+                assert gc.isenabled() is enabled, folder
+    finally:
+        gc.enable()
 
 
 def test_a_rebuild_shows_an_edit_and_reports_a_broken_record(project) -> None:

@@ -37,4 +37,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_examples(app)
     app.connect("config-inited", lambda app, config: config.html_static_path.append(str(STATIC)))
     app.add_css_file("errorkb.css")
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}

@@ -16,6 +16,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
+from .collector import collector_paused
 from .domain import generated_xref
 from .indexes import DIMENSIONS, OVERVIEW, grouped, page_link
 from .pages import catalogue_of
@@ -65,6 +66,10 @@ class CatalogueDirective(SphinxDirective):
     """A table of all records, by source then id, each linking to its page."""
 
     def run(self) -> list[nodes.Node]:
+        with collector_paused():  # a dozen nodes a row, thousands of rows, and no garbage
+            return self._table()
+
+    def _table(self) -> list[nodes.Node]:
         catalogue = catalogue_of(self.env)
         domain = self.env.get_domain("err")
         domain.data["catalogues"][self.env.docname] = fingerprint(catalogue)

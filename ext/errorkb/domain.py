@@ -32,7 +32,7 @@ from sphinx.util.nodes import make_refnode
 GENERATED = "errorkb_generated"
 
 #: Per-document maps in the domain data, cleared and merged by document name.
-PER_DOC = ("references", "shown_related", "catalogues")
+PER_DOC = ("ids", "references", "shown_related", "catalogues")
 
 
 def link_text(code: str | None, title: str) -> str:
@@ -65,12 +65,13 @@ class ErrorDomain(Domain):
     dangling_warnings = {"err": "unknown error %(target)r"}
     initial_data: dict[str, Any] = {
         "errors": {},  # id -> (docname, code, title, aliases)
+        "ids": {},  # docname -> ids of the errors on it, so clearing a page need not scan every error
         "references": {},  # docname -> targets linked with the role, as written
         "shown_related": {},  # docname of a record -> related ids its page shows
         "catalogues": {},  # docname -> fingerprint of the catalogue rows it shows
         "views": {},  # docname -> what its generated links showed when last written
     }
-    data_version = 2
+    data_version = 3
     #: :meth:`referrers`, worked out once per build before pages are written.
     backlinks: dict[str, set[str]]
 
@@ -80,10 +81,11 @@ class ErrorDomain(Domain):
 
     def note_error(self, id_: str, docname: str, code: str | None, title: str, aliases: list[str]) -> None:
         self.errors[id_] = (docname, code, title, list(aliases))
+        self.data["ids"].setdefault(docname, []).append(id_)
 
     def clear_doc(self, docname: str) -> None:
-        for id_, entry in list(self.errors.items()):
-            if entry[0] == docname:
+        for id_ in self.data["ids"].get(docname, ()):
+            if self.errors.get(id_, ("",))[0] == docname:
                 del self.errors[id_]
         for key in PER_DOC:
             self.data[key].pop(docname, None)
@@ -162,4 +164,4 @@ def setup_domain(app: Sphinx) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     """Use the domain on its own, e.g. to link to a published errorkb through intersphinx."""
     setup_domain(app)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}

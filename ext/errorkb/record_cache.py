@@ -6,15 +6,13 @@ discarded when the code that parses and checks records changes.  Nothing here im
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import os
 import pickle
-from collections.abc import Iterator
 from pathlib import Path
 
 from . import __version__, records, templates
+from .collector import collector_paused
 from .records import Catalogue, Problem, RecordCache, load_catalogue
 
 CACHE_FILE = "errorkb-records.pickle"
@@ -26,23 +24,10 @@ def _fingerprint() -> str:
     return hashlib.blake2b(code + __version__.encode(), digest_size=16).hexdigest()
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Unpickling creates many objects and no garbage: without the collector, which would
-    otherwise sweep the whole heap of the build several times meanwhile, it takes a fifth of the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def read(cache_dir: Path) -> RecordCache:
     """The cache written by the last build, or an empty one if it is missing, stale or unreadable."""
     try:
-        with (cache_dir / CACHE_FILE).open("rb") as f, _collector_paused():
+        with (cache_dir / CACHE_FILE).open("rb") as f, collector_paused():
             fingerprint, cache = pickle.load(f)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
         return {}
@@ -59,9 +44,10 @@ def write(cache_dir: Path, cache: RecordCache) -> None:
 
 def load_catalogue_cached(folder: Path, root: Path, cache_dir: Path) -> tuple[Catalogue, list[Problem]]:
     """:func:`~errorkb.records.load_catalogue`, reusing the records of files that did not change."""
-    cache = read(cache_dir)
-    before = {path: digest for path, (digest, _) in cache.items()}
-    catalogue, problems = load_catalogue(folder, root=root, cache=cache)
+    with collector_paused():
+        cache = read(cache_dir)
+        before = {path: digest for path, (digest, _) in cache.items()}
+        catalogue, problems = load_catalogue(folder, root=root, cache=cache)
     if before != {path: digest for path, (digest, _) in cache.items()}:
         write(cache_dir, cache)
     return catalogue, problems

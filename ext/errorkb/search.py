@@ -28,6 +28,7 @@ from sphinx.application import Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util.docutils import SphinxDirective
 
+from .collector import collector_paused
 from .lookup import build_index
 from .pages import catalogue_of
 
@@ -114,11 +115,12 @@ def write_index(app: Sphinx, exception: Exception | None) -> None:
     for record in catalogue.records.values():
         docname = record.path.removesuffix(".md")
         urls[record.id] = app.builder.get_target_uri(docname)
-    index = build_index(catalogue, urls)
+    with collector_paused():
+        text = json.dumps(build_index(catalogue, urls).to_json(), separators=(",", ":"), ensure_ascii=False)
     out = Path(app.outdir)
     target = out / INDEX_FILE
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(index.to_json(), separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
+    target.write_text(text, encoding="utf-8")
     base = app.config.errorkb_base_url.rstrip("/") + "/" if app.config.errorkb_base_url else ""
     (out / OPENSEARCH_FILE).write_text(
         _OPENSEARCH.format(name=html.escape(app.config.project), base=html.escape(base), page=PAGE),
