@@ -41,7 +41,8 @@ def test_a_stale_or_broken_cache_file_is_ignored(tmp_path: Path) -> None:
     assert record_cache.read(tmp_path) == {}
 
 
-def test_reading_the_cache_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
+def test_loading_leaves_the_collector_as_it_found_it(project, tmp_path: Path) -> None:
+    project.add_record()
     record_cache.write(tmp_path, {})
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / record_cache.CACHE_FILE).write_bytes(b"not a pickle")
@@ -49,7 +50,7 @@ def test_reading_the_cache_leaves_the_collector_as_it_found_it(tmp_path: Path) -
         for enabled in (True, False):
             (gc.enable if enabled else gc.disable)()
             for folder in (tmp_path, tmp_path / "broken", tmp_path / "missing"):
-                record_cache.read(folder)
+                record_cache.load_catalogue_cached(project.root / "errors", project.root, folder)
                 assert gc.isenabled() is enabled, folder
     finally:
         gc.enable()

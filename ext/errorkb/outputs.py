@@ -237,7 +237,10 @@ def check_aliases(app: Sphinx, env: Any) -> None:
 
 def write_if_changed(path: Path, text: str) -> None:
     """Write ``text`` unless the file holds it already: a rebuild rewrites only what changed,
-    which is cheaper than rewriting thousands of small files and keeps their times for deploys."""
+    which is cheaper than rewriting thousands of small files and keeps their times for deploys.
+
+    Sphinx's ``FileAvoidWrite`` does the comparison too, but it makes no folder and its ``with``
+    block swallows every exception, so a failed write would pass unnoticed."""
     try:
         if path.read_text(encoding="utf-8") == text:
             return

@@ -27,7 +27,7 @@ def _fingerprint() -> str:
 def read(cache_dir: Path) -> RecordCache:
     """The cache written by the last build, or an empty one if it is missing, stale or unreadable."""
     try:
-        with (cache_dir / CACHE_FILE).open("rb") as f, collector_paused():
+        with (cache_dir / CACHE_FILE).open("rb") as f:
             fingerprint, cache = pickle.load(f)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
         return {}
@@ -43,7 +43,10 @@ def write(cache_dir: Path, cache: RecordCache) -> None:
 
 
 def load_catalogue_cached(folder: Path, root: Path, cache_dir: Path) -> tuple[Catalogue, list[Problem]]:
-    """:func:`~errorkb.records.load_catalogue`, reusing the records of files that did not change."""
+    """:func:`~errorkb.records.load_catalogue`, reusing the records of files that did not change.
+
+    Reading the cache and loading the records run with the collector paused (see ``collector.py``).
+    """
     with collector_paused():
         cache = read(cache_dir)
         before = {path: digest for path, (digest, _) in cache.items()}
