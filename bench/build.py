@@ -76,17 +76,17 @@ def measure(workdir: Path, records: int, repeat: int, jobs: str | None, seed: in
     sites = {name: workdir / name for name in SITES}
     write_site(generated, sites["errorkb"], snippets=snippets, theme=theme)
     write_site(generated, sites["plain"], plain=True, snippets=snippets, theme=theme)
-    runs: dict[str, list[dict[str, float]]] = {
-        f"{kind}_{name}": [] for kind in ("full", "incremental", "parallel")[: 3 if jobs else 2] for name in SITES
-    }
+    kinds = ("full", "incremental", "parallel") if jobs else ("full", "incremental")
+    runs: dict[str, list[dict[str, float]]] = {f"{kind}_{name}": [] for kind in kinds for name in SITES}
     for rep in range(repeat):
         order = SITES if rep % 2 == 0 else SITES[::-1]
         for name in order:
             runs[f"full_{name}"].append(full_build(sites[name]))
             edit_one_record(sites[name], rep)
             runs[f"incremental_{name}"].append(sphinx_build(sites[name]))
-        for name in order if jobs else ():
-            runs[f"parallel_{name}"].append(full_build(sites[name], "-j", jobs))
+        if jobs:
+            for name in order:
+                runs[f"parallel_{name}"].append(full_build(sites[name], "-j", jobs))
         print(f"repetition {rep + 1}/{repeat}: " + ", ".join(
             f"{key} {values[-1]['wall_s']:.1f}s" for key, values in runs.items()), flush=True)
 

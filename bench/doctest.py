@@ -7,9 +7,10 @@ checkout, with a build folder of its own (the checkout's ``_build`` is left alon
 cold, from an empty build folder (no environment, no cached results, so every snippet runs),
 then again with nothing changed.  Side by side, the same pair for ``sphinx-build -b dummy``
 with ``errorkb_run_examples`` off, which reads the same pages and runs no snippet: its
-no-change run is the floor that Sphinx's own start-up and environment check set.  Prints medians of wall time; with ``--json`` the last
-line is one JSON object with ``nochange_ratio`` (no-change over cold ``make doctest``) and
-``nochange_over_floor`` (no-change ``make doctest`` over no-change ``-b dummy``).
+no-change run is the floor that Sphinx's own start-up and environment check set.  Prints
+medians of wall time; with ``--json`` the last line is one JSON object with
+``nochange_ratio`` (no-change over cold ``make doctest``) and ``nochange_over_floor``
+(no-change ``make doctest`` over no-change ``-b dummy``).
 """
 
 from __future__ import annotations
