@@ -76,7 +76,7 @@ def test_short_list_finds_what_every_template_finds(tmp_path: Path) -> None:
             for j, example in enumerate(message.examples):
                 expected += [f"messages[{i}].examples[{j}] is also matched by {other.id}'s template {t.text!r}"
                              for other, t in compiled
-                             if other is not record and t.matches(example)
+                             if other is not record and t.matches(example.text)
                              and t.specificity >= record.templates[i][0].specificity]
     found = [p.message for p in _claimed_by_others(loaded)]
     assert found == expected

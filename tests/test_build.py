@@ -22,6 +22,18 @@ def test_record_page(project: Project):
     assert '<meta name="description" content="The demo device could not allocate' in page
 
 
+def test_an_example_links_to_where_it_was_seen(project: Project):
+    seen = ('      - text: "DemoError: could not allocate 1.50 GiB on device 3"\n'
+            "        seen: https://github.com/demo/demo/issues/12345678901234567890123456789012345678901234567890\n")
+    project.add_record(text=record_text().replace("related:", seen + "related:"))
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    page = (project.out / "errors/demo/demo-oom.html").read_text()
+    [link] = re.findall(r'<p class="errorkb-seen">Seen at <a [^>]*href="([^"]+)"[^>]*>([^<]+)</a></p>', page)
+    assert link == ("https://github.com/demo/demo/issues/12345678901234567890123456789012345678901234567890",
+                    "github.com/demo/demo/issues/" + "1234567890" * 3 + "1…")  # 60 characters
+
+
 def test_record_doctree_matches_the_snapshot(project: Project):
     """Like sphinx-design's tests: the doctree of a record page, compared to a stored one."""
     project.add_record()

@@ -165,7 +165,7 @@ def test_generated_index_pages_and_badges(project: Project) -> None:
     assert {"platform/gpu.html", "phase/load-time.html", "source/cuda.html"} <= set(overview)
     badges = dict(links(section(html(project, "errors/demo/demo-oom.html").replace("</p>", "</ul>"), "errorkb-badges")))
     assert badges == {"../../by/source/demo.html": "demo", "../../by/platform/gpu.html": "GPU",
-                      "../../by/framework/pytorch.html": "pytorch", "../../by/phase/run-time.html": "Run time",
+                      "../../by/framework/pytorch.html": "PyTorch", "../../by/phase/run-time.html": "Run time",
                       "../../by/category/device-memory.html": "Device memory"}
 
 

@@ -190,7 +190,7 @@ def test_every_example_of_the_catalogue_finds_its_own_record_first():
     wrong = []
     for record in catalogue.records.values():
         for message in record.messages:
-            for example in message.examples:
+            for example in (e.text for e in message.examples):
                 top = lookup(index, example).matches[:1]
                 if not top or not top[0].exact or top[0].record["id"] != record.id:
                     wrong.append((record.id, example, top[0].record["id"] if top else None))
@@ -206,5 +206,5 @@ def test_ranking_counts_every_term_of_the_records_text(tmp_path: Path):
         for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
             parts = [record.id, record.code or "", record.title, *record.aliases]
             for message, templates in zip(record.messages, record.templates):
-                parts += [t.literal_text for t in templates] + list(message.examples)
+                parts += [t.literal_text for t in templates] + [e.text for e in message.examples]
             assert index.bm25.docs[r] == Counter(terms("\n".join(parts)))

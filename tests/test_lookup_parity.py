@@ -54,7 +54,7 @@ def pastes_for(catalogue) -> list[str]:
     out = list(EXTRA_PASTES)
     for record in catalogue.records.values():
         for message in record.messages:
-            for example in message.examples:
+            for example in (e.text for e in message.examples):
                 out += [example, "Traceback (most recent call last):\n  File 'x.py'\n" + example + "\nexit 1",
                         example[: len(example) // 2]]  # truncated: the fallback ranking
     return out

@@ -40,13 +40,13 @@ def meta(page: str) -> dict[str, str]:
 def test_errors_json_has_every_record_with_urls(project: Project) -> None:
     small_site(project)
     data = json.loads((project.out / "errors.json").read_text(encoding="utf-8"))
-    assert data["schema_version"] == 1 and data["base_url"] is None
+    assert data["schema_version"] == 2 and data["base_url"] is None
     errors = {e["id"]: e for e in data["errors"]}
     assert list(errors) == ["demo-oom", "demo-two"]
     demo = errors["demo-oom"]
     assert demo["url"] == "errors/demo/demo-oom.html" and (project.out / demo["url"]).is_file()
     assert demo["code"] == "DEMO1" and demo["summary"] == SUMMARY and demo["aliases"] == ["old-demo"]
-    assert demo["messages"][0]["examples"] == ["DemoError: could not allocate 2.00 GiB on device 0"]
+    assert demo["messages"][0]["examples"] == [{"text": "DemoError: could not allocate 2.00 GiB on device 0", "seen": None}]
     assert [f["title"] for f in demo["fixes"]] == ["Use a smaller batch", "Free what you no longer need"]
     assert demo["related"] == ["demo-two"] and errors["demo-two"]["related"] == ["demo-oom"]
     assert demo["referenced_by"] == [{"title": "Guide", "url": "docs/guide.html"}]

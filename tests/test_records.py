@@ -28,6 +28,32 @@ def test_valid_record_loads(tmp_path):
     assert record.line_of("messages[0].examples[0]") == 14
 
 
+SEEN = """\
+      - text: "DemoError: could not allocate 1.50 GiB on device 3"
+        seen: https://github.com/demo/demo/issues/1
+"""
+
+
+def test_an_example_may_say_where_it_was_seen(tmp_path):
+    path = tmp_path / "errors/demo/demo-oom.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(record_text().replace("related:", SEEN + "related:"))
+    first, second = load_record(path, root=tmp_path).messages[0].examples
+    assert (first.text, first.seen) == ("DemoError: could not allocate 2.00 GiB on device 0", None)
+    assert (second.text, second.seen) == ("DemoError: could not allocate 1.50 GiB on device 3", "https://github.com/demo/demo/issues/1")
+
+
+def test_where_an_example_was_seen_must_be_a_url(tmp_path):
+    text = record_text().replace("related:", SEEN.replace("https://", "") + "related:")
+    assert problems_of(tmp_path, text) == [
+        "errors/demo/demo-oom.md:16: messages[0].examples[1].seen: 'github.com/demo/demo/issues/1' is not an http(s) URL"]
+
+
+def test_a_seen_example_must_match_its_template(tmp_path):
+    text = record_text().replace("related:", SEEN.replace("on device 3", "on GPU three") + "related:")
+    assert problems_of(tmp_path, text) == ["errors/demo/demo-oom.md:15: messages[0].examples[1] does not match its template"]
+
+
 def test_yaml_error(tmp_path):
     text = record_text().replace("title: Demo device", "title: [Demo device")
     [problem] = problems_of(tmp_path, text)

@@ -22,7 +22,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .records import CATEGORIES, PHASES, PLATFORMS, Catalogue, Record
+from .records import CATEGORIES, FRAMEWORKS, PHASES, PLATFORMS, Catalogue, Record
 
 OVERVIEW = "by/index"
 BUILDERS = ("html", "dirhtml")  # builders that write one file per page, where generated pages fit
@@ -46,20 +46,20 @@ class Dimension:
 DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("source", "Source", lambda r: [r.source], {}),
     Dimension("platform", "Platform", lambda r: list(r.platforms), PLATFORMS),
-    Dimension("framework", "Framework", lambda r: list(r.frameworks), {}),
+    Dimension("framework", "Framework", lambda r: list(r.frameworks), FRAMEWORKS),
     Dimension("phase", "Phase", lambda r: [r.phase], PHASES),
     Dimension("category", "Category", lambda r: [r.category], CATEGORIES),
 )
 
 
 def grouped(catalogue: Catalogue, dimension: Dimension) -> dict[str, list[Record]]:
-    """Value -> its records (by source, then id); values in the vocabulary's order, else sorted."""
+    """Value -> its records (by source, then id); values in the vocabulary's order, the others sorted after."""
     groups: dict[str, list[Record]] = {}
     for record in sorted(catalogue.records.values(), key=lambda r: (r.source, r.id)):
         for value in dimension.values(record):
             groups.setdefault(value, []).append(record)
-    order = list(dimension.labels) if dimension.labels else sorted(groups)
-    return {value: groups[value] for value in order if value in groups}
+    order = [v for v in dimension.labels if v in groups] + sorted(groups.keys() - dimension.labels.keys())
+    return {value: groups[value] for value in order}
 
 
 def index_link(dimension: Dimension, value: str, title: str) -> nodes.reference:

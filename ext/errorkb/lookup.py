@@ -171,7 +171,7 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
         for templates in record.templates:
             for template in templates:
                 pending.append((r, template, whole_words(template)))
-        record_words.append(ranking_words([*record.aliases, *(e for message in record.messages for e in message.examples)]))
+        record_words.append(ranking_words([*record.aliases, *(e.text for message in record.messages for e in message.examples)]))
     df: dict[str, int] = {}
     for _, _, words in pending:
         for w in words:

@@ -33,7 +33,7 @@ from .pages import catalogue_of, record_for, related_of
 logger = logging.getLogger(__name__)
 
 #: Raised when a field of ``errors.json`` changes meaning or goes away; new fields keep it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 NOT_FOUND = "404"
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 

@@ -156,10 +156,26 @@ class RecordDirective(SphinxDirective):
             examples = nodes.container(classes=["errorkb-examples"])
             examples += nodes.paragraph(text="Seen in real logs:" if len(message.examples) > 1 else "Seen in a real log:", classes=["errorkb-examples-label"])
             for example in message.examples:
-                examples += nodes.literal_block(example, example, language="text", classes=["errorkb-example"])
+                examples += nodes.literal_block(example.text, example.text, language="text", classes=["errorkb-example"])
+                if example.seen:
+                    examples += seen_at(example.seen)
             card += examples
             messages += card
         return [index, summary, badges, messages]
+
+
+def seen_at(url: str) -> nodes.paragraph:
+    """The line under an example that links to where it was seen."""
+    para = nodes.paragraph(classes=["errorkb-seen"])
+    para += nodes.Text("Seen at ")
+    para += nodes.reference(url, short_url(url), refuri=url)
+    return para
+
+
+def short_url(url: str, limit: int = 60) -> str:
+    """``url`` without its scheme, ``www.`` and a trailing slash, cut to ``limit`` characters."""
+    text = re.sub(r"^https?://(www\.)?", "", url).rstrip("/")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class RecordFooterDirective(SphinxDirective):

@@ -27,8 +27,28 @@ except AttributeError:  # pragma: no cover
 
 #: Closed vocabularies: slug -> label shown on pages.
 PLATFORMS = {
-    "tpu": "TPU", "gpu": "GPU", "neuron": "AWS Neuron", "cpu": "CPU", "mps": "Apple MPS",
-    "gaudi": "Intel Gaudi", "tenstorrent": "Tenstorrent",
+    "tpu": "TPU", "gpu": "GPU", "neuron": "AWS Neuron", "cpu": "CPU", "mps": "Apple silicon (Metal)",
+    "gaudi": "Intel Gaudi", "tenstorrent": "Tenstorrent", "intel-gpu": "Intel GPU",
+    "directml": "DirectML (Windows)", "windows": "Windows", "kubernetes": "Kubernetes",
+    "docker": "Docker", "notebook": "Hosted notebooks",
+}
+#: Labels of the frameworks that records name; ``frameworks`` takes any slug, shown as written
+#: when it has no label here.
+FRAMEWORKS = {
+    "pytorch": "PyTorch", "jax": "JAX", "tensorflow": "TensorFlow", "keras": "Keras",
+    "numpy": "NumPy", "pandas": "pandas", "cupy": "CuPy", "llama.cpp": "llama.cpp",
+    "ollama": "Ollama", "ggml": "GGML", "ttnn": "TT-NN", "tt-metal": "TT-Metalium",
+    "vllm": "vLLM", "triton": "Triton", "nccl": "NCCL", "tensorrt": "TensorRT",
+    "tensorrt-llm": "TensorRT-LLM", "onnxruntime": "ONNX Runtime", "torch-directml": "torch-directml",
+    "directml": "DirectML", "ipex": "Intel Extension for PyTorch", "mlx": "MLX",
+    "paddlepaddle": "PaddlePaddle", "ray": "Ray", "tgi": "Text Generation Inference",
+    "sglang": "SGLang", "accelerate": "Accelerate", "transformers": "Transformers",
+    "bitsandbytes": "bitsandbytes", "deepspeed": "DeepSpeed", "diffusers": "Diffusers",
+    "cudf": "cuDF", "rapids": "RAPIDS", "xgboost": "XGBoost", "lightgbm": "LightGBM",
+    "scikit-learn": "scikit-learn", "neuronx": "Neuron SDK", "megatron": "Megatron-LM",
+    "lightning": "Lightning", "kubernetes": "Kubernetes", "docker": "Docker",
+    "colab": "Google Colab", "kaggle": "Kaggle", "hf-spaces": "Hugging Face Spaces",
+    "openxla": "OpenXLA", "habana": "Intel Gaudi software", "cuda": "CUDA", "rocm": "ROCm",
 }
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
 CATEGORIES = {
@@ -38,6 +58,7 @@ CATEGORIES = {
 SECTIONS = ("Causes", "Fixes", "Debugging")
 SLUG = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
 ALIAS = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+URL = r"^https?://\S+$"
 #: What ``errorkb new`` writes where the author still has to fill something in.
 SCAFFOLD_MARKER = "TODO:"
 
@@ -62,12 +83,36 @@ class RecordError(Exception):
         self.problems = problems
 
 
+class Example(BaseModel):
+    """A message as it appeared in a real log, and where it was seen."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1)
+    seen: str | None = None  # the public issue, forum thread or vendor page that shows it
+
+    @field_validator("seen")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(URL, value):
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value
+
+
 class Message(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     template: str = Field(min_length=1)
-    examples: list[str] = Field(min_length=1)
+    examples: list[Example] = Field(min_length=1)
     note: str | None = None
+
+    @field_validator("examples", mode="before")
+    @classmethod
+    def _plain_examples(cls, values: Any) -> Any:
+        """An example may be written as its text alone."""
+        if isinstance(values, list):
+            return [{"text": v} if isinstance(v, str) else v for v in values]
+        return values
 
 
 class Frontmatter(BaseModel):
@@ -109,7 +154,7 @@ class Frontmatter(BaseModel):
     @classmethod
     def _urls(cls, values: list[str]) -> list[str]:
         for v in values:
-            if not re.match(r"^https?://\S+$", v):
+            if not re.match(URL, v):
                 raise ValueError(f"{v!r} is not an http(s) URL")
         return values
 
@@ -263,7 +308,7 @@ def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list
             continue
         templates.append((template,))
         for j, example in enumerate(message.examples):
-            if not template.matches(example):
+            if not template.matches(example.text):
                 key = f"messages[{i}].examples[{j}]"
                 problems.append(Problem(shown, _line_for(lines, key), f"{key} does not match its template"))
     return templates, problems
@@ -532,9 +577,9 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
         for i, message in enumerate(record.messages):
             own = record.templates[i][0] if record.templates[i] else None
             for j, example in enumerate(message.examples):
-                for k in candidates_for(example):
+                for k in candidates_for(example.text):
                     other, template = compiled[k]
-                    if other is record or not template.matches(example):
+                    if other is record or not template.matches(example.text):
                         continue
                     if own is not None and own.specificity > template.specificity:
                         continue  # ours is more specific, so ours ranks first

@@ -1,7 +1,8 @@
 """Directives that document the record format from the code itself, so the docs cannot drift.
 
 ``err:placeholder-types`` lists the placeholder types of message templates;
-``err:vocabulary`` lists the allowed values of ``platforms``, ``phase`` and ``category``.
+``err:vocabulary`` lists the allowed values of ``platforms``, ``phase`` and ``category``, and the
+labels of ``frameworks``.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from .records import CATEGORIES, PHASES, PLATFORMS
+from .records import CATEGORIES, FRAMEWORKS, PHASES, PLATFORMS
 from .templates import TYPES
 
-VOCABULARIES = {"platforms": PLATFORMS, "phase": PHASES, "category": CATEGORIES}
+VOCABULARIES = {"platforms": PLATFORMS, "frameworks": FRAMEWORKS, "phase": PHASES, "category": CATEGORIES}
 
 
 def _definition_list(items: list[tuple[str, str]]) -> nodes.definition_list:
