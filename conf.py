@@ -6,7 +6,7 @@ project = "errorkb"
 html_title = "errorkb: accelerator memory errors"
 copyright = "the errorkb authors"
 
-extensions = ["errorkb", "sphinx_copybutton"]
+extensions = ["errorkb", "sphinx_design", "sphinx_copybutton"]
 
 # The site is the landing page, the guides and the records; nothing else at the root.
 root_doc = "index"

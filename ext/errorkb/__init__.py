@@ -25,6 +25,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from .search import setup_search
 
     app.setup_extension("myst_parser")
+    app.setup_extension("sphinx_design")
     setup_config(app)
     app.setup_extension("errorkb.domain")
     setup_pages(app)

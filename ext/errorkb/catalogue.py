@@ -1,4 +1,5 @@
-"""``err:catalogue``: the table of every error, for the landing page.
+"""The landing page's views of the catalogue: ``err:catalogue``, the table of every error, and
+``err:sources``, a card per source.
 
 The table is plain HTML that works without scripts.  ``errorkb-catalogue.js`` adds filters (text,
 source, platform, framework, phase, category) and sorting by any column, and keeps their state in
@@ -13,12 +14,13 @@ import html
 import json
 
 from docutils import nodes
+from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from .collector import collector_paused
 from .domain import generated_xref
-from .indexes import DIMENSIONS, OVERVIEW, grouped, page_link
+from .indexes import DIMENSIONS, OVERVIEW, grouped, page_link, point_at_page
 from .pages import catalogue_of
 from .records import PHASES, PLATFORMS, Catalogue, Record
 
@@ -106,6 +108,27 @@ class CatalogueDirective(SphinxDirective):
         return [browse, nodes.raw("", _filters(catalogue), format="html"), table]
 
 
+class SourceCards(SphinxDirective):
+    """``err:sources``: a grid of cards, one per source with its count of errors, leading to its index page."""
+
+    def run(self) -> list[nodes.Node]:
+        source = next(d for d in DIMENSIONS if d.name == "source")
+        groups = grouped(catalogue_of(self.env), source)
+        lines = ["````{grid} 1 2 3 4", ":gutter: 2", ":class-container: errorkb-sources", ""]
+        for value, records in groups.items():
+            lines += [f"```{{grid-item-card}} {source.label(value)}", ":link-type: url", f":link: {source.page(value)}",
+                      ":class-card: errorkb-source-card", "", f"{len(records)} error{'s' if len(records) != 1 else ''}",
+                      "```", ""]
+        lines.append("````")
+        grid = nodes.container()
+        self.state.nested_parse(StringList(lines, self.env.docname), self.content_offset, grid)
+        pages = {source.page(value) for value in groups}
+        for ref in grid.findall(nodes.reference):  # each card's link, resolved per builder when written
+            if ref.get("refuri") in pages:
+                point_at_page(ref, ref["refuri"])
+        return grid.children
+
+
 def add_script(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: object) -> None:
     """The table's script, on the pages that have a table only."""
     if app.env.metadata.get(pagename, {}).get("errorkb-catalogue"):
@@ -114,5 +137,6 @@ def add_script(app: Sphinx, pagename: str, templatename: str, context: dict, doc
 
 def setup_catalogue(app: Sphinx) -> None:
     app.add_directive_to_domain("err", "catalogue", CatalogueDirective)
+    app.add_directive_to_domain("err", "sources", SourceCards)
     app.connect("html-page-context", add_script)
     app.add_css_file("errorkb-catalogue.css")

@@ -22,7 +22,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .records import CATEGORIES, FRAMEWORKS, PHASES, PLATFORMS, Catalogue, Record
+from .records import CATEGORIES, FRAMEWORKS, PHASES, PLATFORMS, SOURCES, Catalogue, Record
 
 OVERVIEW = "by/index"
 BUILDERS = ("html", "dirhtml")  # builders that write one file per page, where generated pages fit
@@ -44,7 +44,7 @@ class Dimension:
 
 
 DIMENSIONS: tuple[Dimension, ...] = (
-    Dimension("source", "Source", lambda r: [r.source], {}),
+    Dimension("source", "Source", lambda r: [r.source], SOURCES),
     Dimension("platform", "Platform", lambda r: list(r.platforms), PLATFORMS),
     Dimension("framework", "Framework", lambda r: list(r.frameworks), FRAMEWORKS),
     Dimension("phase", "Phase", lambda r: [r.phase], PHASES),
@@ -68,7 +68,11 @@ def index_link(dimension: Dimension, value: str, title: str) -> nodes.reference:
 
 
 def page_link(page: str, title: str, anchor: str = "") -> nodes.reference:
-    ref = nodes.reference("", "", internal=True, refuri="", reftitle=title)
+    return point_at_page(nodes.reference("", "", internal=True, refuri="", reftitle=title), page, anchor)
+
+
+def point_at_page(ref: nodes.reference, page: str, anchor: str = "") -> nodes.reference:
+    """Make ``ref`` a link to a generated page (see :func:`resolve_links`)."""
     ref[PAGE_ATTRIBUTE] = page
     ref["errorkb_anchor"] = anchor
     return ref

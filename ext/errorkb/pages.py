@@ -5,7 +5,8 @@ and an ``err:record`` directive of the same number of lines (so warnings in the 
 their line numbers), and a "See also" section holding an ``err:record-footer`` directive is
 appended, so related errors and references sit beside Debugging, not inside it.  The
 directives render the structured fields from the catalogue loaded at ``builder-inited``;
-:class:`NumberFixes` numbers the fixes in the order to try them.
+:class:`FrameworkTabs` shows a fix's variants per framework as tabs and :class:`NumberFixes`
+numbers the fixes in the order to try them.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .badges import badge
+from .design import dropdown, tab_set
 from .domain import ErrorDomain, generated_xref, link_text
 from .indexes import DIMENSIONS, index_link
 from .record_cache import load_catalogue_cached
-from .records import Catalogue, Record
+from .records import FRAMEWORKS, Catalogue, Example, Record, framework_named
 from .templates import TYPES, Placeholder
 
 
@@ -153,15 +155,41 @@ class RecordDirective(SphinxDirective):
             card += template_node(record, i)
             if message.note:
                 card += nodes.paragraph(text=message.note, classes=["errorkb-note"])
-            examples = nodes.container(classes=["errorkb-examples"])
-            examples += nodes.paragraph(text="Seen in real logs:" if len(message.examples) > 1 else "Seen in a real log:", classes=["errorkb-examples-label"])
-            for example in message.examples:
-                examples += nodes.literal_block(example.text, example.text, language="text", classes=["errorkb-example"])
-                if example.seen:
-                    examples += seen_at(example.seen)
-            card += examples
+            card += examples_node(message.examples)
             messages += card
         return [index, summary, badges, messages]
+
+
+SHOWN_EXAMPLES = 3  # examples shown open; the others fold into a dropdown
+LONG_EXAMPLE = 12  # lines: a longer example (a whole log) is folded on its own
+
+
+def examples_node(examples: list[Example]) -> nodes.container:
+    """A message's examples: the first few open, long logs and the rest folded."""
+    out = nodes.container(classes=["errorkb-examples"])
+    out += nodes.paragraph(text="Seen in real logs:" if len(examples) > 1 else "Seen in a real log:",
+                           classes=["errorkb-examples-label"])
+    for example in examples[:SHOWN_EXAMPLES]:
+        out += example_nodes(example)
+    rest = examples[SHOWN_EXAMPLES:]
+    if rest:
+        more = f"{len(rest)} more example{'s' if len(rest) > 1 else ''}"
+        out += dropdown(more, [node for example in rest for node in example_nodes(example)], ["errorkb-more-examples"])
+    return out
+
+
+def example_nodes(example: Example) -> list[nodes.Node]:
+    block = nodes.literal_block(example.text, example.text, language="text", classes=["errorkb-example"])
+    lines = example.text.strip().splitlines()
+    shown: list[nodes.Node] = [block]
+    if len(lines) > LONG_EXAMPLE:
+        shown = [dropdown(f"A log of {len(lines)} lines ending: {short_text(lines[-1].strip())}", [block],
+                          ["errorkb-long-example"])]
+    return shown + ([seen_at(example.seen)] if example.seen else [])
+
+
+def short_text(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def seen_at(url: str) -> nodes.paragraph:
@@ -174,8 +202,7 @@ def seen_at(url: str) -> nodes.paragraph:
 
 def short_url(url: str, limit: int = 60) -> str:
     """``url`` without its scheme, ``www.`` and a trailing slash, cut to ``limit`` characters."""
-    text = re.sub(r"^https?://(www\.)?", "", url).rstrip("/")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return short_text(re.sub(r"^https?://(www\.)?", "", url).rstrip("/"), limit)
 
 
 class RecordFooterDirective(SphinxDirective):
@@ -209,6 +236,34 @@ def footer_group(title: str, slug: str, items: list[nodes.paragraph]) -> nodes.c
     return group
 
 
+def fixes_section(document: nodes.document) -> nodes.section | None:
+    """The "Fixes" section of a record page."""
+    page = next(document.findall(nodes.section), None)
+    return next((s for s in page.children if isinstance(s, nodes.section) and "fixes" in s["ids"]), None) if page else None
+
+
+class FrameworkTabs(SphinxTransform):
+    """On a record page, show a fix's sub-sections that name frameworks as synchronised tabs.
+
+    Runs before the table of contents is collected, so the variants stay out of it.
+    """
+
+    default_priority = 790
+
+    def apply(self, **kwargs: Any) -> None:
+        fixes = fixes_section(self.document) if record_for(self.env, self.env.docname) else None
+        for fix in [c for c in fixes.children if isinstance(c, nodes.section)] if fixes else []:
+            variants = [(s, framework_named(s[0].astext())) for s in fix.children if isinstance(s, nodes.section)]
+            variants = [(section, slug) for section, slug in variants if slug]
+            if len(variants) < 2:
+                continue
+            tabs = tab_set([(FRAMEWORKS[slug], slug, list(s.children[1:])) for s, slug in variants], ["errorkb-variants"])
+            at = fix.index(variants[0][0])
+            for section, _ in variants:
+                fix.remove(section)
+            fix.insert(at, tabs)
+
+
 class NumberFixes(SphinxTransform):
     """On a record page, put "1.", "2.", ... before the fixes' titles: the order to try them.
 
@@ -219,10 +274,7 @@ class NumberFixes(SphinxTransform):
     default_priority = 800
 
     def apply(self, **kwargs: Any) -> None:
-        if record_for(self.env, self.env.docname) is None:
-            return
-        page = next(self.document.findall(nodes.section), None)
-        fixes = next((s for s in page.children if isinstance(s, nodes.section) and "fixes" in s["ids"]), None) if page else None
+        fixes = fixes_section(self.document) if record_for(self.env, self.env.docname) else None
         if fixes is None:
             return
         fix_sections = [child for child in fixes.children if isinstance(child, nodes.section)]
@@ -244,6 +296,7 @@ def add_meta(app: Sphinx, pagename: str, templatename: str, context: dict[str, A
 def setup_pages(app: Sphinx) -> None:
     app.add_directive_to_domain("err", "record", RecordDirective)
     app.add_directive_to_domain("err", "record-footer", RecordFooterDirective)
+    app.add_transform(FrameworkTabs)
     app.add_transform(NumberFixes)
     app.connect("builder-inited", load)
     app.connect("source-read", assemble)

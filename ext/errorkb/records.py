@@ -32,6 +32,16 @@ PLATFORMS = {
     "directml": "DirectML (Windows)", "windows": "Windows", "kubernetes": "Kubernetes",
     "docker": "Docker", "notebook": "Hosted notebooks",
 }
+#: Labels of the sources (who raises the error: the folder of a record); any other is shown as written.
+SOURCES = {
+    "xla": "XLA", "neuron": "AWS Neuron", "pytorch": "PyTorch", "cuda": "CUDA", "tensorflow": "TensorFlow",
+    "vllm": "vLLM", "host": "Host operating system", "python": "Python", "ggml": "GGML",
+    "habana": "Intel Gaudi", "tenstorrent": "Tenstorrent", "triton": "Triton", "nccl": "NCCL",
+    "tensorrt": "TensorRT", "onnxruntime": "ONNX Runtime", "directml": "DirectML", "mlx": "MLX",
+    "cpp": "C++ runtime", "windows": "Windows", "notebooks": "Hosted notebooks",
+    "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
+    "huggingface": "Hugging Face libraries", "hardware": "GPU hardware",
+}
 #: Labels of the frameworks that records name; ``frameworks`` takes any slug, shown as written
 #: when it has no label here.
 FRAMEWORKS = {
@@ -50,6 +60,12 @@ FRAMEWORKS = {
     "colab": "Google Colab", "kaggle": "Kaggle", "hf-spaces": "Hugging Face Spaces",
     "openxla": "OpenXLA", "habana": "Intel Gaudi software", "cuda": "CUDA", "rocm": "ROCm",
 }
+
+
+def framework_named(title: str) -> str | None:
+    """The framework slug that a heading such as ``PyTorch`` or ``jax`` names, if any."""
+    folded = title.strip().casefold()
+    return next((slug for slug, label in FRAMEWORKS.items() if folded in (slug, label.casefold())), None)
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
 CATEGORIES = {
     "device-memory": "Device memory", "on-chip-memory": "On-chip memory",
@@ -164,6 +180,7 @@ class Fix:
     title: str
     body: str
     line: int
+    variants: tuple[str, ...] = ()  # frameworks with a '####' variant of the fix, in order
 
 
 @dataclasses.dataclass(frozen=True)
@@ -191,7 +208,7 @@ class Record:
     def as_json(self) -> dict[str, Any]:
         data = self.fields.model_dump()
         data["causes"] = self.sections.get("Causes", "")
-        data["fixes"] = [{"title": f.title, "body": f.body} for f in self.fixes]
+        data["fixes"] = [{"title": f.title, "body": f.body, "variants": list(f.variants)} for f in self.fixes]
         data["debugging"] = self.sections.get("Debugging", "")
         return data
 
@@ -400,7 +417,8 @@ def _pydantic_problem(shown: str, lines: dict[str, int], err: dict[str, Any]) ->
 
 
 # ---------------------------------------------------------------------------------------------
-# The body: ## Causes, ## Fixes (### one per fix, in the order to try them), ## Debugging
+# The body: ## Causes, ## Fixes (### one per fix, in the order to try them, with '####' variants
+# per framework), ## Debugging
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,}|:{3,})")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -413,13 +431,13 @@ def parse_body(body: str, first_line: int) -> tuple[dict[str, str], list[Fix], l
     problems: list[tuple[int, str]] = []
     current: str | None = None
     chunks: dict[str, list[str]] = {}
-    fix: tuple[str, int, list[str]] | None = None
+    fix: tuple[str, int, list[str], list[str]] | None = None  # title, line, lines, variants
     fence: str | None = None
     order: list[str] = []
 
     def close_fix() -> None:
         if fix is not None:
-            fixes.append(Fix(fix[0], "".join(fix[2]).strip(), fix[1]))
+            fixes.append(Fix(fix[0], "".join(fix[2]).strip(), fix[1], tuple(fix[3])))
 
     for offset, line in enumerate(body.splitlines(keepends=True)):
         lineno = first_line + offset
@@ -450,8 +468,12 @@ def parse_body(body: str, first_line: int) -> tuple[dict[str, str], list[Fix], l
                 continue
             if level == 3 and current == "Fixes":
                 close_fix()
-                fix = (title, lineno, [])
+                fix = (title, lineno, [], [])
                 continue
+            if level == 4 and fix is not None and (framework := framework_named(title)):
+                if framework in fix[3]:
+                    problems.append((lineno, f"fix {fix[0]!r} has two variants for {FRAMEWORKS[framework]}"))
+                fix[3].append(framework)
         if current is not None:
             chunks[current].append(line)
         if fix is not None:

@@ -1,5 +1,5 @@
-"""Browser fixtures: a built demo site (paste box and catalogue table on its landing page) served
-on 127.0.0.1, and Debian's Chromium under Playwright.
+"""Browser fixtures: built demo sites (paste box and catalogue table on the landing page; a record
+using sphinx-design's components) served on 127.0.0.1, and Debian's Chromium under Playwright.
 
 Test modules load them with ``pytest_plugins = ["browser_site"]``, so that every module shares one
 site and one browser (a module importing them would get its own copies, and Playwright's
@@ -22,6 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from conftest import Project  # noqa: E402  (tests/conftest.py)
+from design_records import design_record  # noqa: E402
 from lookup_records import write_records  # noqa: E402
 from system_tools import require, unavailable  # noqa: E402
 
@@ -47,15 +48,34 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def base_url(demo_site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(demo_site))
+def serve(folder: Path) -> Iterator[str]:
+    """Serve ``folder`` on 127.0.0.1 until the generator is closed; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="session")
+def base_url(demo_site: Path) -> Iterator[str]:
+    yield from serve(demo_site)
+
+
+@pytest.fixture(scope="session")
+def design_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A record with framework tabs and folded examples, and a guide with tabs of the same group."""
+    project = Project(tmp_path_factory.mktemp("design"))
+    design_record(project)
+    guide = ("# Guide\n\n````{tab-set}\n:sync-group: framework\n\n```{tab-item} PyTorch\n:sync: pytorch\n\n"
+             "torch text\n```\n\n```{tab-item} JAX\n:sync: jax\n\njax text\n```\n````\n")
+    project.write("guide.md", guide)
+    project.write("index.md", "# Demo\n\n```{toctree}\n:glob:\n\nguide\nerrors/*/*\n```\n")
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    yield from serve(project.out)
 
 
 @pytest.fixture(scope="session")
