@@ -17,6 +17,10 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 html_theme = "furo"
+# The navigation lists the sources (each leads to its index page) and the guides, not every
+# record, so that a page's size does not grow with the catalogue.
+html_sidebars = {"**": ["sidebar/brand.html", "sidebar/search.html", "sidebar/scroll-start.html",
+                        "errorkb-sources.html", "sidebar/navigation.html", "sidebar/scroll-end.html"]}
 html_static_path: list[str] = []
 copybutton_exclude = ".linenos, .gp, .go"
 

@@ -103,7 +103,7 @@ class Record:
     aliases: list[str]
     references: list[str]
     causes: list[str]
-    fixes: list[tuple[str, str]]
+    fixes: list[tuple[str, str]]  # title, text; a fix in VARIANTS also gets one variant per framework
     debugging: list[str]
     snippet: str | None = None
 
@@ -146,7 +146,7 @@ def _messages(rng: random.Random, vendor: str, code: str, comp: str, op: str, sp
     chosen = [shapes[0]] + rng.sample(shapes[1:], rng.randint(0, 2))
     out = []
     for template, note in chosen:
-        examples = [_fill(template, rng, comp) for _ in range(rng.randint(1, 3))]
+        examples = [_fill(template, rng, comp) for _ in range(rng.randint(1, 5))]
         out.append(Message(template, examples, note if rng.random() < 0.5 else None))
     return out
 
@@ -187,6 +187,20 @@ def _prose(rng: random.Random, vendor: str, comp: str, op: str, space: str) -> t
     chosen_debugging = debugging[: rng.randint(2, 4)]
     return chosen_causes, chosen_fixes, chosen_debugging
 
+
+#: Fixes done differently per framework: title -> framework label -> text.  errorkb writes them as
+#: '####' sub-sections (shown as tabs); the plain twin as sphinx-design's tab-set, as an author would.
+VARIANTS = {
+    "Recompute activations": {
+        "PyTorch": "Wrap blocks of layers in `torch.utils.checkpoint.checkpoint`.",
+        "JAX": "Wrap the layer function in `jax.checkpoint` before it is scanned or called.",
+    },
+    "Store large arrays in a 16-bit type": {
+        "PyTorch": "Run the step under `torch.autocast(device_type=\"cuda\", dtype=torch.bfloat16)`.",
+        "JAX": "Cast the parameters with `jax.tree.map(lambda x: x.astype(jnp.bfloat16), params)`.",
+    },
+}
+SHOWN_EXAMPLES = 3  # examples shown open on a page; the others fold into a dropdown
 
 SNIPPET = """\
 >>> import numpy as np
@@ -234,7 +248,16 @@ def _q(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _body(record: Record, link: Callable[[str], str], snippets: bool) -> str:
+def _variants(variants: dict[str, str], plain: bool) -> list[str]:
+    if not plain:
+        return [line for label, text in variants.items() for line in (f"#### {label}", "", text, "")]
+    out = ["::::{tab-set}", ":sync-group: framework", ""]
+    for label, text in variants.items():
+        out += [f":::{{tab-item}} {label}", f":sync: {label.lower()}", "", text, ":::", ""]
+    return out + ["::::", ""]
+
+
+def _body(record: Record, link: Callable[[str], str], snippets: bool, plain: bool = False) -> str:
     """The prose sections; ``link(id)`` renders a link to another record."""
     out = ["## Causes", ""]
     out += [f"- {c}" for c in record.causes]
@@ -243,6 +266,8 @@ def _body(record: Record, link: Callable[[str], str], snippets: bool) -> str:
     out += ["", "## Fixes", "", "Try these in order; the first ones do not change what the program computes.", ""]
     for title, text in record.fixes:
         out += [f"### {title}", "", text, ""]
+        if title in VARIANTS:
+            out += _variants(VARIANTS[title], plain)
     out += ["## Debugging", ""]
     out += [f"{k}. {step}" for k, step in enumerate(record.debugging, 1)]
     if snippets and record.snippet:
@@ -277,18 +302,25 @@ def render_plain(record: Record, by_id: dict[str, Record], snippets: bool = Fals
         other = by_id[id_]
         return f"[{other.code}: {other.title}](../{other.source}/{other.id}.md)"
 
-    badges = [record.source, *(PLATFORM_LABELS[p] for p in record.platforms), *record.frameworks,
-              PHASE_LABELS[record.phase], CATEGORY_LABELS[record.category]]
-    out = [f"# {record.code}: {record.title}", "", record.summary, "", " · ".join(f"`{b}`" for b in badges), "",
-           "## Messages", ""]
+    badges = [("primary", record.source), *(("info", PLATFORM_LABELS[p]) for p in record.platforms),
+              *(("secondary", f) for f in record.frameworks), ("warning", PHASE_LABELS[record.phase]),
+              ("muted-line", CATEGORY_LABELS[record.category])]
+    out = [f"# {record.code}: {record.title}", "", record.summary, "",
+           " ".join(f"{{bdg-{colour}}}`{label}`" for colour, label in badges), "", "## Messages", ""]
     for message in record.messages:
         out += ["```text", message.template, "```", ""]
         if message.note:
             out += [message.note, ""]
         out += ["Seen in real logs:" if len(message.examples) > 1 else "Seen in a real log:", ""]
-        for example in message.examples:
+        for example in message.examples[:SHOWN_EXAMPLES]:
             out += ["```text", example, "```", ""]
-    body = _body(record, link, False)
+        rest = message.examples[SHOWN_EXAMPLES:]
+        if rest:
+            out += [f":::{{dropdown}} {len(rest)} more examples", ""]
+            for example in rest:
+                out += ["```text", example, "```", ""]
+            out += [":::", ""]
+    body = _body(record, link, False, plain=True)
     if snippets and record.snippet:
         body += "\nHow much memory a buffer of a given shape takes:\n\n```pycon\n" + record.snippet + "```\n"
     out.append(body)
@@ -320,7 +352,7 @@ def write_site(records: list[Record], out: Path, *, plain: bool = False, snippet
     if out.exists():
         shutil.rmtree(out)
     (out / "errors").mkdir(parents=True)
-    extensions = ["myst_parser"] if plain else ["myst_parser", "errorkb"]
+    extensions = ["myst_parser", "sphinx_design"] if plain else ["myst_parser", "sphinx_design", "errorkb"]
     kind = "plain MyST" if plain else "errorkb"
     (out / "conf.py").write_text(CONF.format(kind=kind, n=len(records), extensions=extensions, theme=theme), encoding="utf-8")
     if plain:
@@ -330,9 +362,20 @@ def write_site(records: list[Record], out: Path, *, plain: bool = False, snippet
             table.append(f"| `{r.code}` | [{r.title}](errors/{r.source}/{r.id}.md) | "
                          f"{', '.join(PLATFORM_LABELS[p] for p in r.platforms)} | {PHASE_LABELS[r.phase]} |")
         catalogue = "\n".join(table)
+        counts: dict[str, int] = {}
+        for r in records:
+            counts[r.source] = counts.get(r.source, 0) + 1
+        cards = ["::::{grid} 1 2 3 4", ":gutter: 2", ""]
+        for source, count in counts.items():  # each card leads to the source's first record
+            first = next(r for r in records if r.source == source)
+            cards += [f":::{{grid-item-card}} {source}", ":link-type: url", f":link: errors/{source}/{first.id}.html",
+                      "", f"{count} errors", ":::", ""]
+        sources = "\n".join(cards + ["::::"])
     else:
         catalogue = "```{err:catalogue}\n```"
-    index = f"# errorkb\n\n{INTRO}\n\n## All errors\n\n{catalogue}\n\n```{{toctree}}\n:hidden:\n:glob:\n\nerrors/*/*\n```\n"
+        sources = "```{err:sources}\n```"
+    index = (f"# errorkb\n\n{INTRO}\n\n## By source\n\n{sources}\n\n## All errors\n\n{catalogue}\n\n"
+             "```{toctree}\n:hidden:\n:glob:\n\nerrors/*/*\n```\n")
     (out / "index.md").write_text(index, encoding="utf-8")
     for record in records:
         folder = out / "errors" / record.source

@@ -67,3 +67,18 @@ def test_landing_page_has_a_card_per_source_linking_to_its_index_page(project: P
         cards = re.findall(r'errorkb-source-card.*?<div class="sd-card-title[^>]*>\s*(\w+)\s*</div>\s*<p class="sd-card-text">'
                            r'([^<]+)</p>.*?href="([^"]+)"', index, re.S)
         assert cards == [("demo", "1 error", f"by/source/demo{suffix}"), ("other", "1 error", f"by/source/other{suffix}")]
+
+
+def test_records_need_no_toctree_and_the_sidebar_lists_sources(project: Project):
+    """Navigation that does not grow with the catalogue: sources in the sidebar, records as orphans."""
+    project.add_record()
+    project.add_record(id="other-oom", code="OTHER1", source="other",
+                       text=record_text(id="other-oom", code="OTHER1", source="other").replace("DemoError", "OtherError"))
+    project.write("index.md", "# Demo\n\nNo toctree lists the records.\n")
+    project.write("conf.py", project.CONF + 'html_sidebars = {"**": ["errorkb-sources.html"]}\n')
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    page = (project.out / "errors/demo/demo-oom.html").read_text()
+    block = page[page.index("errorkb-sidebar-sources"):]
+    links = re.findall(r'<a class="reference internal" href="([^"]+)">(\w+) <span class="errorkb-count">(\d+)</span>', block)
+    assert links == [("../../by/source/demo.html", "demo", "1"), ("../../by/source/other.html", "other", "1")]

@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # `errorkb lookup` imports this package: it must not pay for 
 __version__ = "0.1.0"
 
 STATIC = Path(__file__).parent / "static"
+TEMPLATES = Path(__file__).parent / "templates"
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -37,5 +38,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_search(app)
     setup_examples(app)
     app.connect("config-inited", lambda app, config: config.html_static_path.append(str(STATIC)))
+    app.connect("config-inited", lambda app, config: config.templates_path.append(str(TEMPLATES)))
     app.add_css_file("errorkb.css")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}

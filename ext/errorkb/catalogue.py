@@ -114,7 +114,7 @@ class SourceCards(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         source = next(d for d in DIMENSIONS if d.name == "source")
         groups = grouped(catalogue_of(self.env), source)
-        lines = ["````{grid} 1 2 3 4", ":gutter: 2", ":class-container: errorkb-sources", ""]
+        lines = ["````{grid} 2 3 4 4", ":gutter: 2", ":class-container: errorkb-sources", ""]
         for value, records in groups.items():
             lines += [f"```{{grid-item-card}} {source.label(value)}", ":link-type: url", f":link: {source.page(value)}",
                       ":class-card: errorkb-source-card", "", f"{len(records)} error{'s' if len(records) != 1 else ''}",

@@ -161,7 +161,22 @@ def page_names(catalogue: Catalogue) -> list[str]:
     return [OVERVIEW] + [d.page(v) for d in DIMENSIONS for v in grouped(catalogue, d)]
 
 
+def sources_in_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """``html-page-context``: each source, with its count and the URL of its index page from this page,
+    for the ``errorkb-sources.html`` sidebar block: navigation that does not grow with the catalogue."""
+    from .pages import catalogue_of
+
+    if app.builder.name not in BUILDERS:
+        return
+    source = DIMENSIONS[0]
+    context["errorkb_sources"] = [
+        (source.label(value), app.builder.get_relative_uri(pagename, source.page(value)), len(records))
+        for value, records in grouped(catalogue_of(app.env), source).items()
+    ]
+
+
 def setup_indexes(app: Sphinx) -> None:
     app.connect("html-collect-pages", generated_pages)
     app.connect("doctree-resolved", resolve_links)
+    app.connect("html-page-context", sources_in_context)
 

@@ -2,7 +2,8 @@
 
 At ``source-read`` the YAML front matter of ``errors/<source>/<id>.md`` is swapped for a title
 and an ``err:record`` directive of the same number of lines (so warnings in the prose keep
-their line numbers), and a "See also" section holding an ``err:record-footer`` directive is
+their line numbers), behind ``orphan: true`` so that a site need not list every record in a
+toctree (its navigation can list sources instead, see ``errorkb-sources.html``), and a "See also" section holding an ``err:record-footer`` directive is
 appended, so related errors and references sit beside Debugging, not inside it.  The
 directives render the structured fields from the catalogue loaded at ``builder-inited``;
 :class:`FrameworkTabs` shows a fix's variants per framework as tabs and :class:`NumberFixes`
@@ -76,7 +77,7 @@ def assemble(app: Sphinx, docname: str, content: list[str]) -> None:
     if record is None:
         return
     title = _MD_SPECIAL.sub(r"\\\1", link_text(record.code, record.title))
-    header = [f"# {title}", f"```{{err:record}} {record.id}", "```"]
+    header = ["---", "orphan: true", "---", f"# {title}", f"```{{err:record}} {record.id}", "```"]
     header += [""] * max(0, record.frontmatter_lines - len(header))
     footer = ["", f"## {SEE_ALSO}", "", f"```{{err:record-footer}} {record.id}", "```", ""]
     content[0] = "\n".join(header) + "\n" + record.body.rstrip("\n") + "\n" + "\n".join(footer)
