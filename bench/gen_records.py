@@ -339,7 +339,12 @@ exclude_patterns = ["_build"]
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 html_theme = {theme!r}
-'''
+{sidebars}'''
+
+#: errorkb sites list sources in the sidebar, not every record (records need no toctree).
+SIDEBARS = {"furo": ["sidebar/brand.html", "sidebar/search.html", "sidebar/scroll-start.html",
+                     "errorkb-sources.html", "sidebar/navigation.html", "sidebar/scroll-end.html"],
+            "basic": ["localtoc.html", "errorkb-sources.html", "relations.html", "searchbox.html"]}
 
 INTRO = ("**A knowledge base of the memory errors that accelerators raise.** Each page explains one "
          "error: the exact messages it prints, what causes it, the fixes to try in order, and how to "
@@ -354,7 +359,9 @@ def write_site(records: list[Record], out: Path, *, plain: bool = False, snippet
     (out / "errors").mkdir(parents=True)
     extensions = ["myst_parser", "sphinx_design"] if plain else ["myst_parser", "sphinx_design", "errorkb"]
     kind = "plain MyST" if plain else "errorkb"
-    (out / "conf.py").write_text(CONF.format(kind=kind, n=len(records), extensions=extensions, theme=theme), encoding="utf-8")
+    sidebars = "" if plain else f"html_sidebars = {{'**': {SIDEBARS[theme]!r}}}\n"
+    (out / "conf.py").write_text(CONF.format(kind=kind, n=len(records), extensions=extensions, theme=theme,
+                                             sidebars=sidebars), encoding="utf-8")
     if plain:
         by_id = {r.id: r for r in records}
         table = ["| Code | Error | Platforms | Phase |", "| --- | --- | --- | --- |"]
@@ -371,11 +378,12 @@ def write_site(records: list[Record], out: Path, *, plain: bool = False, snippet
             cards += [f":::{{grid-item-card}} {source}", ":link-type: url", f":link: errors/{source}/{first.id}.html",
                       "", f"{count} errors", ":::", ""]
         sources = "\n".join(cards + ["::::"])
+        toctree = "```{toctree}\n:hidden:\n:glob:\n\nerrors/*/*\n```\n"
     else:
         catalogue = "```{err:catalogue}\n```"
         sources = "```{err:sources}\n```"
-    index = (f"# errorkb\n\n{INTRO}\n\n## By source\n\n{sources}\n\n## All errors\n\n{catalogue}\n\n"
-             "```{toctree}\n:hidden:\n:glob:\n\nerrors/*/*\n```\n")
+        toctree = ""
+    index = f"# errorkb\n\n{INTRO}\n\n## By source\n\n{sources}\n\n## All errors\n\n{catalogue}\n\n{toctree}"
     (out / "index.md").write_text(index, encoding="utf-8")
     for record in records:
         folder = out / "errors" / record.source
