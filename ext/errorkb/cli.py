@@ -255,6 +255,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run(command, explain_from_records(args.root, args.records))
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the lookup to coding agents over the Model Context Protocol (standard input and output)."""
+    from .mcp_server import serve
+
+    return serve(args.root, args.records)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="errorkb", description="A knowledge base of accelerator error messages.")
     parser.add_argument("--root", default=".", help="the site's folder (default: the current one)")
@@ -303,6 +310,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
     run.set_defaults(func=cmd_run)
+
+    mcp = sub.add_parser("mcp", help="serve the lookup to coding agents (Model Context Protocol, stdio)",
+                         description="A Model Context Protocol server over standard input and output, "
+                         "with the tools lookup, explain and list_errors. Needs: pip install 'errorkb[mcp]'.")
+    mcp.set_defaults(func=cmd_mcp)
     return parser
 
 
