@@ -24,6 +24,8 @@ def root(tmp_path: Path) -> Path:
 def test_the_records_are_found_in_the_root_given_else_the_environment_else_here_else_the_checkout(
         root: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "errors").mkdir()  # a folder of the user's own, with no records in it
+    (elsewhere / "errors" / "handlers.py").write_text("")
     monkeypatch.chdir(elsewhere)
     monkeypatch.delenv("ERRORKB_ROOT", raising=False)
     assert find_root(root) == root
@@ -31,7 +33,7 @@ def test_the_records_are_found_in_the_root_given_else_the_environment_else_here_
     monkeypatch.chdir(root)
     assert find_root() == root
     monkeypatch.setenv("ERRORKB_ROOT", str(elsewhere))
-    with pytest.raises(LookupError, match=f"no records folder \\({elsewhere / 'errors'}\\); give --root or set ERRORKB_ROOT"):
+    with pytest.raises(LookupError, match=f"no records in {elsewhere / 'errors'}; give --root or set ERRORKB_ROOT"):
         find_root()
 
 

@@ -6,7 +6,8 @@ network are needed.  Lookups answer ``{"matches": [...]}`` with the entries of
 ``errorkb lookup --json``; :meth:`Answers.block` is the short text printed under a failure.
 
 The records are found in the folder given, else ``$ERRORKB_ROOT``, else the current folder,
-else the checkout this package is installed from (an editable install).  Page URLs are absolute
+else the checkout this package is installed from (an editable install): the first whose
+records folder holds records.  Page URLs are absolute
 when a base URL is known: ``$ERRORKB_BASE_URL``, else ``errorkb_base_url`` (or ``html_baseurl``)
 written as a plain string in the site's ``conf.py``.
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .lookup import Match, build_index, lookup, record_url
-from .records import Catalogue, Record, load_catalogue
+from .records import Catalogue, Record, load_catalogue, record_files
 
 RECORDS = "errors"
 #: Fields :meth:`Answers.records` filters on.
@@ -30,9 +31,9 @@ BLOCK_TEXT = 200
 
 
 def find_root(root: str | os.PathLike[str] | None = None, records: str = RECORDS) -> Path:
-    """The folder whose ``records`` folder is searched; LookupError names what was tried.
-
-    ``root`` wins when given (``"."``, the command line's default, counts as not given).
+    """The first folder whose ``records`` folder holds record files; LookupError names what
+    was tried.  ``root`` wins when given (``"."``, the command line's default, counts as not
+    given); a folder of the user's own that happens to be called ``errors`` is passed over.
     """
     if root is not None and str(root) != ".":
         candidates = [Path(root)]
@@ -40,10 +41,10 @@ def find_root(root: str | os.PathLike[str] | None = None, records: str = RECORDS
         env = os.environ.get("ERRORKB_ROOT")
         candidates = [Path(env)] if env else [Path.cwd(), Path(__file__).resolve().parents[2]]
     for candidate in candidates:
-        if (candidate / records).is_dir():
+        if record_files(candidate / records):
             return candidate
     tried = ", ".join(str(c / records) for c in dict.fromkeys(candidates))
-    raise LookupError(f"no records folder ({tried}); give --root or set ERRORKB_ROOT to an errorkb checkout")
+    raise LookupError(f"no records in {tried}; give --root or set ERRORKB_ROOT to an errorkb checkout")
 
 
 def base_url(root: Path) -> str:
