@@ -3,6 +3,7 @@ in real subprocesses and a real kernel; the traceback and exit status are the in
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -87,6 +88,13 @@ def test_a_missing_script_is_reported_as_the_interpreter_does(folder: Path):
     done = python("-m", "errorkb.hook", "nowhere.py", cwd=folder)
     assert done.returncode == 2
     assert "can't open file" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_installing_the_hook_imports_next_to_nothing(folder: Path):
+    """Every interpreter with the sitecustomize line pays for these imports at start-up."""
+    done = python("-c", SITECUSTOMIZE + "import sys; print(sorted(sys.modules))", cwd=folder)
+    loaded = set(ast.literal_eval(done.stdout))
+    assert not loaded & {"typing", "pathlib", "re", "traceback", "yaml", "pydantic", "sphinx", "errorkb.answers"}
 
 
 def test_the_sitecustomize_line_adds_the_block_to_every_program(folder: Path):
