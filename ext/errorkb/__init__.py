@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+# The command line and the Python hook (in every interpreter, through sitecustomize) import this
+# package: it imports nothing at run time, not even ``typing``.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-if TYPE_CHECKING:  # `errorkb lookup` imports this package: it must not pay for Sphinx
     from sphinx.application import Sphinx
 
 __version__ = "0.1.0"
 
-STATIC = Path(__file__).parent / "static"
-TEMPLATES = Path(__file__).parent / "templates"
-
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    from pathlib import Path
+
     from .catalogue import setup_catalogue
     from .config import setup_config
     from .examples import setup_examples
@@ -37,7 +38,21 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_reference(app)
     setup_search(app)
     setup_examples(app)
-    app.connect("config-inited", lambda app, config: config.html_static_path.append(str(STATIC)))
-    app.connect("config-inited", lambda app, config: config.templates_path.append(str(TEMPLATES)))
+    here = Path(__file__).parent
+    app.connect("config-inited", lambda app, config: config.html_static_path.append(str(here / "static")))
+    app.connect("config-inited", lambda app, config: config.templates_path.append(str(here / "templates")))
     app.add_css_file("errorkb.css")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext errorkb``: the matching record's block under a cell's error."""
+    from .hook import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    from .hook import unload_ipython_extension as unload
+
+    unload(ipython)

@@ -244,6 +244,24 @@ def _print_matches(matches: list) -> None:
             print("   First fixes: " + "; ".join(rec["fixes"]))
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run a command, its output passed through; under a failure, the record matching it."""
+    from .run import explain_from_records, run
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        print("errorkb run: give the command to run: errorkb run -- CMD ARGS...", file=sys.stderr)
+        return 2
+    return run(command, explain_from_records(args.root, args.records))
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the lookup to coding agents over the Model Context Protocol (standard input and output)."""
+    from .mcp_server import serve
+
+    return serve(args.root, args.records)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="errorkb", description="A knowledge base of accelerator error messages.")
     parser.add_argument("--root", default=".", help="the site's folder (default: the current one)")
@@ -283,6 +301,20 @@ def build_parser() -> argparse.ArgumentParser:
                         help="search a built index (_build/html/_static/errorkb-lookup-index.json) "
                         "instead of the records")
     lookup.set_defaults(func=cmd_lookup)
+
+    run = sub.add_parser(
+        "run", help="run a command; when it fails, show the error record matching its output",
+        description="Run CMD with its output passed through unchanged. When it fails (non-zero exit, "
+        "or killed by a signal), print the record matching the end of its output on standard error. "
+        "Exits with CMD's status (128+N for signal N; 127: not found).",
+    )
+    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
+    run.set_defaults(func=cmd_run)
+
+    mcp = sub.add_parser("mcp", help="serve the lookup to coding agents (Model Context Protocol, stdio)",
+                         description="A Model Context Protocol server over standard input and output, "
+                         "with the tools lookup, explain and list_errors. Needs: pip install 'errorkb[mcp]'.")
+    mcp.set_defaults(func=cmd_mcp)
     return parser
 
 

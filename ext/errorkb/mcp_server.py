@@ -1,0 +1,88 @@
+"""``errorkb mcp``: the catalogue as a Model Context Protocol server over standard input and output.
+
+Coding agents get the answers people get: ``lookup`` answers as ``errorkb lookup --json`` does,
+``explain`` gives a whole record, ``list_errors`` the records with a given field value.  It needs
+the ``mcp`` package (``pip install 'errorkb[mcp]'``); the records are found as
+:mod:`errorkb.answers` describes.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from .answers import Answers
+
+INSTRUCTIONS = """\
+A knowledge base of accelerator and host memory errors (XLA/TPU, AWS Neuron, PyTorch, CUDA, \
+host out-of-memory kills...). When a program fails, pass its error output to `lookup`: an exact \
+match names the record, the values read from the message (sizes in bytes) and the page. Then \
+`explain` the record for its causes, the fixes in the order to try them, and how to tell the \
+causes apart."""
+
+ListField = Literal["source", "platforms", "frameworks", "phase", "category"]
+
+
+def build_server(answers: Answers) -> Any:
+    """An ``MCPServer`` with the three tools, answering from ``answers``."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = MCPServer("errorkb", instructions=INSTRUCTIONS)
+
+    @server.tool()
+    def lookup(
+        paste: Annotated[str, Field(description="The error output: a message, a traceback or the end of a log.")],
+        top: Annotated[int, Field(ge=1, le=50, description="At most this many records.")] = 5,
+    ) -> dict[str, Any]:
+        """Find the known errors in a pasted message or log, best first.
+
+        Answers {"matches": [{"id", "code", "title", "score", "exact", "values", "url"}],
+        "notices": [...]}, the matches as `errorkb lookup --json` prints them: exact template
+        matches first; without any, the closest records, with "exact": false.  "values" holds
+        the parts read from the message, sizes also in bytes."""
+        if not paste.strip():
+            raise ToolError("the paste is empty: give the error text")
+        return answers.lookup(paste, top)
+
+    @server.tool()
+    def explain(
+        key: Annotated[str, Field(description="A record's id (torch-cuda-oom), code (E1000) or alias.")],
+    ) -> dict[str, Any]:
+        """A whole record: its fields, messages, causes, fixes in the order to try them, debugging
+        steps, references and URL."""
+        record = answers.explain(key)
+        if record is None:
+            raise ToolError(f"no error with the id, code or alias {key!r}; use list_errors to see them")
+        return record
+
+    @server.tool()
+    def list_errors(
+        field: Annotated[ListField | None, Field(description="The field to filter on; none: every record.")] = None,
+        value: Annotated[str | None, Field(description="The value it must be or list, e.g. 'tpu' for platforms.")] = None,
+    ) -> dict[str, Any]:
+        """The records, or those whose field is (or lists) a value: {"records": [{"id", "code",
+        "title", "summary", "source", "platforms", "frameworks", "phase", "category", "url"}]}."""
+        if (field is None) != (value is None):
+            raise ToolError("give both field and value, or neither")
+        return {"records": answers.records(field, value)}
+
+    return server
+
+
+def serve(root: str | None, records: str) -> int:
+    """Serve until the client closes standard input."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        print("errorkb mcp: the mcp package is not installed: pip install 'errorkb[mcp]'", file=sys.stderr)
+        return 2
+    try:
+        answers = Answers.load(root, records)
+    except LookupError as exc:
+        print(f"errorkb mcp: {exc}", file=sys.stderr)
+        return 2
+    build_server(answers).run("stdio")
+    return 0
