@@ -24,10 +24,19 @@ $(STAMP): pyproject.toml requirements.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
 	touch $@
 
-# A failed build leaves no half-written site behind.
+# The site is built beside the last one (a copy of it, so the build stays incremental) and
+# takes its place only when complete: a failed, interrupted or killed build leaves the last
+# site as it was, and the next build reads every page again rather than trust what the broken
+# one read.
+SITE := $(BUILDDIR)/html
 html: $(STAMP)
-	@$(BIN)/sphinx-build -W -b html -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/html \
-		|| { rm -rf $(BUILDDIR)/html; exit 1; }
+	@if [ ! -d $(SITE) ] && [ -d $(SITE).last ]; then mv $(SITE).last $(SITE); fi
+	@if [ -d $(SITE).next ]; then rm -rf $(SITE).next $(BUILDDIR)/doctrees/environment.pickle; fi
+	@if [ -d $(SITE) ]; then cp -a $(SITE) $(SITE).next; fi
+	@$(BIN)/sphinx-build -W -b html -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(SITE).next \
+		|| { rm -rf $(SITE).next $(BUILDDIR)/doctrees/environment.pickle; exit 1; }
+	@rm -rf $(SITE).last; if [ -d $(SITE) ]; then mv $(SITE) $(SITE).last; fi
+	@mv $(SITE).next $(SITE); rm -rf $(SITE).last
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -16,6 +16,7 @@ STATIC = Path(__file__).parent / "static"
 def setup(app: Sphinx) -> dict[str, Any]:
     from .catalogue import setup_catalogue
     from .config import setup_config
+    from .containment import setup_containment
     from .examples import setup_examples
     from .indexes import setup_indexes
     from .links import setup_links
@@ -26,6 +27,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
     app.setup_extension("myst_parser")
     setup_config(app)
+    setup_containment(app)
     app.setup_extension("errorkb.domain")
     setup_pages(app)
     setup_catalogue(app)
