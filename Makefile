@@ -19,9 +19,14 @@ help:
 	@echo "make check  check the records and the prose in seconds, without building"
 	@echo "make clean  remove build output"
 
+# Snippets run inside bubblewrap: as root on Debian or Ubuntu it is installed when missing;
+# without it they show as not run.
 $(STAMP): pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
+	@command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
+		{ export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } || true
+	@command -v bwrap >/dev/null || echo "bubblewrap (bwrap) is not installed: the snippets of the records will show as not run"
 	touch $@
 
 # The site is built beside the last one (a copy of it, so the build stays incremental) and
