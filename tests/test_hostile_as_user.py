@@ -2,7 +2,7 @@
 
 Run as root, this test starts them as ``nobody`` in a private mount namespace that lets that
 user reach the interpreter and the project even where they live in a folder only root may
-enter (pyenv under ``/root``); the rest of such a folder is hidden from that run.  Run as an
+enter (pyenv under ``/root``), as root builds do for their snippets.  Run as an
 ordinary user, the suites above already ran as one.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -18,35 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from errorkb.examples import sandbox
+
 from conftest import ROOT
 from system_tools import require
 
 NOBODY = 65534
 SUITES = ["tests/test_hostile_snippets.py", "tests/test_hostile_records.py"]
-
-
-def _closed_to_others(folder: Path) -> bool:
-    return not folder.stat().st_mode & stat.S_IXOTH
-
-
-def reachable(paths: list[Path], stage: Path) -> list[str]:
-    """Shell commands, for a private mount namespace, that open a way to each of ``paths``.
-
-    The highest folder above them that others may not enter is covered with an empty
-    in-memory folder they may, into which the paths are mounted back (through ``stage``).
-    """
-    covered: dict[Path, list[Path]] = {}
-    for path in paths:
-        closed = next((p for p in reversed(path.parents) if p != Path("/") and _closed_to_others(p)), None)
-        if closed is not None:
-            covered.setdefault(closed, []).append(path)
-    commands = []
-    for n, (closed, inside) in enumerate(covered.items()):
-        staged = [stage / f"{n}-{i}" for i in range(len(inside))]
-        commands += [f"mkdir -p '{s}' && mount --bind '{p}' '{s}'" for p, s in zip(inside, staged)]
-        commands.append(f"mount -t tmpfs -o mode=0755 tmpfs '{closed}'")
-        commands += [f"mkdir -p '{p}' && mount --bind '{s}' '{p}'" for p, s in zip(inside, staged)]
-    return commands
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="already running as an ordinary user: the suites ran as one")
@@ -61,7 +38,7 @@ def test_the_hostile_suites_pass_as_an_ordinary_user() -> None:
         paths = sorted({Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), python.resolve().parent.parent,
                         ROOT.resolve()}, key=lambda p: len(p.parts))
         paths = [p for p in paths if not any(q != p and p.is_relative_to(q) for q in paths)]
-        script = "\n".join(["set -e", *reachable(paths, home / "stage")]) + (
+        script = "\n".join(["set -e", *sandbox.openings(paths)]) + (
             f"\nexec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups --inh-caps=-all --bounding-set=-all -- "
             f"'{python}' -m pytest -q -rs -p no:cacheprovider --basetemp '{home}/tmp' " + " ".join(SUITES))
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",

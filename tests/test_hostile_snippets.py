@@ -69,10 +69,14 @@ def wait_until(condition, seconds: float, what: str):
 
 
 def test_a_snippet_has_no_capabilities_and_cannot_gain_any() -> None:
-    result = run("for line in open('/proc/self/status'):\n"
-                 "    if line.startswith(('Cap', 'NoNewPrivs')):\n        print(line.split()[0], line.split()[1])\n")
+    result = run("import ctypes, os\n"
+                 "for line in open('/proc/self/status'):\n"
+                 "    if line.startswith(('Cap', 'NoNewPrivs')):\n        print(line.split()[0], line.split()[1])\n"
+                 "libc = ctypes.CDLL(None, use_errno=True)\n"
+                 "print('unshare(CLONE_NEWUSER):', 'refused' if libc.unshare(0x10000000) else 'allowed')\n")
     assert result.status == PASSED, result.output
-    fields = dict(line.split() for line in result.output.splitlines())
+    assert result.output.splitlines()[-1] == "unshare(CLONE_NEWUSER): refused"
+    fields = dict(line.split() for line in result.output.splitlines()[:-1])
     assert {k: v for k, v in fields.items() if k.startswith("Cap")} == {
         "CapInh:": "0000000000000000", "CapPrm:": "0000000000000000", "CapEff:": "0000000000000000",
         "CapBnd:": "0000000000000000", "CapAmb:": "0000000000000000"}
@@ -105,7 +109,7 @@ def test_a_snippet_sees_no_other_process_and_can_signal_none() -> None:
                 f"try:\n    os.kill({host.pid}, 9)\n    print('killed')\nexcept OSError as exc:\n    print(type(exc).__name__)\n")
         result = run(code)
         assert result.status == PASSED, result.output
-        assert result.output.splitlines() == ["[1, 2]", "ProcessLookupError"]  # the container's init, the snippet
+        assert result.output.splitlines() == ["[1, 2, 3]", "ProcessLookupError"]  # init, launcher, snippet
         assert host.poll() is None
     finally:
         host.kill()
@@ -272,6 +276,33 @@ def test_killing_the_build_kills_every_process_of_its_snippets(project) -> None:
         build.wait()
 
 
+LOST_BUILD = """
+import sys
+from errorkb.examples import sandbox
+
+command = sandbox._command
+sandbox._command = lambda *args: [a for a in command(*args) if a != "--die-with-parent"]
+sandbox.run({"snippet.py": sys.argv[1]}, ["snippet.py"], sandbox.Limits(timeout=300, memory=2**30))
+"""
+
+
+def test_a_build_lost_before_bwrap_watches_it_still_takes_its_snippet_along() -> None:
+    prefix, suffix = "errorkb-lost-", uuid.uuid4().hex
+    marker = prefix + suffix  # not in the build's own command line, which holds the code
+    code = ("import subprocess, sys, time\n"
+            f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', {prefix!r} + {suffix!r}])\n"
+            "time.sleep(300)\n")
+    build = subprocess.Popen([sys.executable, "-c", LOST_BUILD, code])
+    try:
+        wait_until(lambda: processes_naming(marker), 60, "the snippet to start")
+        build.send_signal(signal.SIGKILL)
+        build.wait()
+        wait_until(lambda: not processes_naming(marker), 10, "the launcher to kill the container")
+    finally:
+        build.kill()
+        build.wait()
+
+
 def test_two_builds_at_once_run_every_snippet_and_cache_no_failure(project) -> None:
     marker = f"errorkb-concurrent-{uuid.uuid4().hex}"
     project.add_record(record_with(SLEEPER.format(id="slow", marker=marker, seconds=15),
@@ -298,14 +329,14 @@ def test_a_sandbox_that_cannot_start_is_not_run_and_not_cached(tmp_path: Path, m
 
 def test_without_bubblewrap_nothing_runs_and_the_reason_is_given(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    sandbox.unavailable.cache_clear()
+    sandbox._verdict.cache_clear()
     try:
         report = run_snippets([snippet("print(1)")], tmp_path)
     finally:
-        sandbox.unavailable.cache_clear()
+        sandbox._verdict.cache_clear()
     result = report.results["errors/demo/demo-oom.md::bad"]
     assert result.status == NOT_RUN and result.transient and report.executed == []
-    assert result.reason.startswith("the sandbox needs bwrap, not installed here")
+    assert result.reason.startswith("the sandbox needs bwrap") and "missing on this machine" in result.reason
     assert list(tmp_path.rglob("*.json")) == []
 
 

@@ -1,22 +1,26 @@
 """Run Python in a sandbox made with bubblewrap: nothing of the host but what the interpreter needs.
 
-Each run is a ``bwrap`` container with its own namespaces (processes, network, IPC, host
+Each run is a ``bwrap`` container with its own namespaces (user, processes, network, IPC, host
 name), in which the only host files are, read-only, ``/usr``, the loader's cache and the
 interpreter's folders (the virtual environment and the Python it was made from).  The
 working folder, ``HOME`` and ``TMPDIR`` are ``/tmp``, an in-memory folder of
 :data:`TEMP_BYTES` (``/var/tmp`` leads there; ``/dev/shm`` is one of :data:`SHM_BYTES`),
 which disappears with the container.  The snippet runs with no capabilities and no way to
-gain any (``no_new_privs``), under ``RLIMIT_AS`` (memory), ``RLIMIT_NPROC`` (processes and
-threads), ``RLIMIT_FSIZE`` (largest file) and no core dumps; its output (stdout and stderr
-together) is captured, and a run printing more than :data:`FLOOD_BYTES` is stopped.
+gain any (``no_new_privs``, no user namespace of its own), under ``RLIMIT_AS`` (memory),
+``RLIMIT_NPROC`` (processes and threads), ``RLIMIT_FSIZE`` (largest file) and no core dumps;
+its output (stdout and stderr together) is captured, and a run printing more than
+:data:`FLOOD_BYTES` is stopped.
 
-Stopping the container, at its time limit or because the build died (``--die-with-parent``),
-ends its process namespace, which kills every process the snippet started.
+Stopping the container ends its process namespace, which kills every process the snippet
+started.  It is stopped at the time limit, and when the build dies: bwrap's parent-death
+signal, and, for a build that dies before bwrap has armed it, :mod:`.launch`, which starts
+the snippet inside and watches a pipe that only the build holds open.
 
-Run by an ordinary user, bwrap makes a user namespace for the container and the snippet
-runs as that user.  Run as root, bwrap needs no user namespace; the snippet then runs as a
-user id of its own (see :mod:`.sandbox_ids`), with every capability dropped.  Where bwrap
-is missing or cannot start, :func:`unavailable` says why and nothing is run.
+Run by an ordinary user, the snippet runs as that user.  Run as root, the build first drops
+to a user id of its own (see :mod:`.sandbox_ids`) and runs the same container as that user,
+from a mount namespace where the interpreter's folders are reachable even when they live in
+a folder only root may enter.  Where a tool is missing or the container cannot start,
+:func:`unavailable` says why and nothing is run.
 """
 
 from __future__ import annotations
@@ -29,14 +33,17 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from shlex import quote
 
 from . import sandbox_ids
 
+LAUNCHER = Path(__file__).parent / "launch.py"
 SESSION = Path(__file__).parent / "session.py"
 
 FLOOD_BYTES = 8 * 1024**2  # a run printing more than this is stopped
@@ -114,21 +121,26 @@ class _Capture:
         return (bytes(self.head) + middle + bytes(self.tail)).decode("utf-8", "replace")
 
 
-def _interpreter_folders() -> list[str]:
-    """The folders the interpreter and its packages live in, as this process sees them."""
-    folders = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
-    return sorted(f for f in folders if f != "/usr" and not f.startswith("/usr/"))
+def _shown_folders() -> list[str]:
+    """The host's folders the container shows, read-only: /usr, and where the interpreter and its
+    packages live, as this process sees them."""
+    interpreter = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+    return ["/usr", *sorted(f for f in interpreter if f != "/usr" and not f.startswith("/usr/"))]
+
+
+def _shown_files() -> list[str]:
+    """The host's files the container shows, read-only."""
+    return [f for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime") if os.path.exists(f)]
 
 
 def _mounts(accelerators: bool) -> list[str]:
     """bwrap options that build the container's file system."""
-    shown = ["/usr", *_interpreter_folders()]
-    files = [f for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime") if os.path.exists(f)]
-    parents = sorted({str(p) for path in shown + files for p in Path(path).parents if str(p) != "/"})
+    folders, files = _shown_folders(), _shown_files()
+    parents = sorted({str(p) for path in folders + files for p in Path(path).parents if str(p) != "/"})
     args: list[str] = []
     for folder in parents:  # bwrap would create them inaccessible to the snippet's user
         args += ["--perms", "0755", "--dir", folder]
-    for path in shown + files:
+    for path in folders + files:
         args += ["--ro-bind", path, path]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):  # /bin -> usr/bin where /usr is merged
         if os.path.islink(f"/{name}"):
@@ -146,52 +158,96 @@ def _mounts(accelerators: bool) -> list[str]:
     return args + ["--remount-ro", "/dev", "--remount-ro", "/"]
 
 
+def _closed_to_others(folder: Path) -> bool:
+    return not folder.stat().st_mode & stat.S_IXOTH
+
+
+def openings(folders: list[Path]) -> list[str]:
+    """Shell commands, for a private mount namespace of root's, that let other users reach ``folders``.
+
+    The highest folder above them that others may not enter (pyenv's under /root) is covered
+    with an empty in-memory folder they may, into which ``folders`` are mounted back, by way
+    of :data:`~.sandbox_ids.LEASES`, covered first.
+    """
+    covered: dict[Path, list[Path]] = {}
+    for path in folders:
+        closed = next((p for p in reversed(path.parents) if p != Path("/") and _closed_to_others(p)), None)
+        if closed is not None:
+            covered.setdefault(closed, []).append(path)
+    if not covered:
+        return []
+    stage = sandbox_ids.LEASES
+    commands = [f"mkdir -p -m 0700 {quote(str(stage))}", f"mount -t tmpfs -o mode=0700 tmpfs {quote(str(stage))}"]
+    for n, (closed, inside) in enumerate(covered.items()):
+        staged = [stage / f"{n}-{i}" for i in range(len(inside))]
+        commands += [f"mkdir {quote(str(s))} && mount --bind {quote(str(p))} {quote(str(s))}" for p, s in zip(inside, staged)]
+        commands.append(f"mount -t tmpfs -o mode=0755 tmpfs {quote(str(closed))}")
+        commands += [f"mkdir -p {quote(str(p))} && mount --bind {quote(str(s))} {quote(str(p))}" for p, s in zip(inside, staged)]
+    return commands
+
+
 def _command(uid: int | None, limits: Limits, files: dict[str, int], argv: list[str], accelerators: bool,
-             status_fd: int) -> list[str]:
-    """The whole command line: bwrap, then (as root) the drop to ``uid``, the limits, Python."""
-    args = [shutil.which("bwrap") or "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--hostname", "sandbox", "--die-with-parent", "--new-session", "--json-status-fd", str(status_fd),
-            "--clearenv"]
+             lifeline: int, report: int) -> list[str]:
+    """The whole command line: (as root) the drop to ``uid``, bwrap, the launcher, Python."""
+    bwrap = [shutil.which("bwrap") or "bwrap", "--unshare-user", "--disable-userns", "--unshare-pid",
+             "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox",
+             "--die-with-parent", "--new-session", "--clearenv"]
     for name, value in ENVIRONMENT.items():
-        args += ["--setenv", name, value]
-    if uid is None:  # an ordinary user: a user namespace, and none inside it
-        args += ["--unshare-user", "--disable-userns"]
-    else:  # root: keep only what setpriv needs to drop to the sandbox's user
-        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
-    args += _mounts(accelerators)
+        bwrap += ["--setenv", name, value]
+    bwrap += _mounts(accelerators)
     for name, fd in files.items():
-        args += ["--perms", "0644", "--file", str(fd), f"{WORKDIR}/{name}"]
-    args += ["--chdir", WORKDIR, "--"]
-    if uid is not None:
-        args += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
-                 "--bounding-set=-all", "--no-new-privs", "--"]
-    args += ["prlimit", f"--as={limits.memory}", f"--nproc={TASKS}", f"--fsize={FILE_BYTES}", "--core=0", "--",
-             sys.executable, "-I", "-u", *argv]
-    return args
+        bwrap += ["--perms", "0644", "--file", str(fd), f"{WORKDIR}/{name}"]
+    rlimits = {"RLIMIT_AS": limits.memory, "RLIMIT_NPROC": TASKS, "RLIMIT_FSIZE": FILE_BYTES, "RLIMIT_CORE": 0}
+    bwrap += ["--chdir", WORKDIR, "--", sys.executable, "-I", "-S", "-c", LAUNCHER.read_text(encoding="utf-8"),
+              str(lifeline), str(report), json.dumps(rlimits), sys.executable, "-I", "-u", *argv]
+    if uid is None:  # an ordinary user: bwrap makes a user namespace
+        return bwrap
+    switch = [shutil.which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+              "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    opened = openings(list(map(Path, _shown_folders())))
+    if not opened:
+        return switch + bwrap
+    script = " && ".join(opened) + ' && exec "$@"'
+    return [shutil.which("unshare") or "unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script,
+            "sh", *switch, *bwrap]
 
 
 def _tools_missing() -> str | None:
-    inside = ["prlimit"] + (["setpriv"] if os.geteuid() == 0 else [])  # run in the sandbox, from its PATH
-    missing = [tool for tool in ["bwrap"] if shutil.which(tool) is None]
-    missing += [tool for tool in inside if shutil.which(tool, path=ENVIRONMENT["PATH"]) is None]
+    needed = ["bwrap"]
+    if os.geteuid() == 0:
+        needed += ["setpriv"] + (["unshare", "mount"] if openings(list(map(Path, _shown_folders()))) else [])
+    missing = [tool for tool in needed if shutil.which(tool) is None]
     if not missing:
         return None
-    return (f"the sandbox needs {', '.join(missing)}, not installed here "
+    return (f"the sandbox needs {', '.join(missing)}, missing on this machine "
             "(on Debian and Ubuntu: apt-get install bubblewrap util-linux)")
 
 
-@functools.cache
 def unavailable() -> str | None:
     """Why no snippet can run on this machine, or None: the tools are there and a sandbox starts."""
+    try:
+        return _verdict()
+    except sandbox_ids.NoFreeId as exc:  # every id taken at this moment: probe again next time
+        return str(exc)
+
+
+@functools.cache
+def _verdict() -> str | None:
     missing = _tools_missing()
     if missing:
         return missing
-    probe = run({}, ["-c", "print('sandbox ok')"], Limits(timeout=60, memory=1024**3))
+    with _lease() as uid:
+        probe = _run(uid, {}, ["-c", "print('sandbox ok')"], Limits(timeout=60, memory=1024**3), False)
     if probe.sandbox_error:
         return probe.sandbox_error
     if probe.returncode != 0 or probe.output != "sandbox ok\n":
         return f"the sandbox cannot start Python here: {probe.output.strip()[-300:] or f'exit status {probe.returncode}'}"
     return None
+
+
+def _lease() -> contextlib.AbstractContextManager[int | None]:
+    """A sandbox user id for a root build (see :mod:`.sandbox_ids`); none for an ordinary user."""
+    return sandbox_ids.lease() if os.geteuid() == 0 else contextlib.nullcontext()
 
 
 def _memfd(name: str, text: str) -> int:
@@ -201,63 +257,55 @@ def _memfd(name: str, text: str) -> int:
     return fd
 
 
-def _exit_code(status: bytes) -> int | None:
-    """The exit status bwrap reports, or None when the command never started."""
-    for line in status.decode("utf-8", "replace").splitlines():
-        try:
-            report = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(report, dict) and "exit-code" in report:
-            return int(report["exit-code"])
-    return None
-
-
-def _signal_or_status(code: int) -> int:
-    """bwrap reports death by signal N as 128 + N, as a shell does; give it back as -N."""
-    if code > 128 and code - 128 in signal.valid_signals():
-        return -(code - 128)
-    return code
+def _reported_status(report: bytes) -> int | None:
+    """The snippet's exit status (negative: killed by that signal), or None when it never started."""
+    lines = report.decode("ascii", "replace").splitlines()
+    if "started" not in lines:
+        return None
+    status = next((line.split()[1] for line in lines if line.startswith("status ")), None)
+    # No status after a start: the launcher was killed with the rest of the container.
+    return os.waitstatus_to_exitcode(int(status)) if status else -signal.SIGKILL
 
 
 def run(files: dict[str, str], argv: list[str], limits: Limits, *, accelerators: bool = False) -> Outcome:
     """Write ``files`` into a fresh sandbox and run ``python -I -u *argv`` in it."""
-    start = time.monotonic()
     try:
-        with sandbox_ids.lease() if os.geteuid() == 0 else contextlib.nullcontext() as uid:
-            return _run(uid, files, argv, limits, accelerators, start)
+        with _lease() as uid:
+            return _run(uid, files, argv, limits, accelerators)
     except sandbox_ids.NoFreeId as exc:
-        return Outcome(-signal.SIGKILL, "", False, False, 0, time.monotonic() - start, ISOLATION, sandbox_error=str(exc))
+        return Outcome(-signal.SIGKILL, "", False, False, 0, 0.0, ISOLATION, sandbox_error=str(exc))
 
 
-def _run(uid: int | None, files: dict[str, str], argv: list[str], limits: Limits, accelerators: bool,
-         start: float) -> Outcome:
+def _run(uid: int | None, files: dict[str, str], argv: list[str], limits: Limits, accelerators: bool) -> Outcome:
+    start = time.monotonic()
     fds = {name: _memfd(name, text) for name, text in files.items()}
-    status_read, status_write = os.pipe()
+    lifeline, alive = os.pipe()  # the build holds ``alive`` until the run ends
+    report_read, report = os.pipe()
     try:
-        cmd = _command(uid, limits, fds, argv, accelerators, status_write)
+        cmd = _command(uid, limits, fds, argv, accelerators, lifeline, report)
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                env=ENVIRONMENT, cwd="/", pass_fds=[*fds.values(), status_write], process_group=0)
+                                env=ENVIRONMENT, cwd="/", pass_fds=[*fds.values(), lifeline, report], process_group=0)
+    except OSError:
+        os.close(alive)
+        os.close(report_read)
+        raise
     finally:
-        for fd in [*fds.values(), status_write]:
+        for fd in [*fds.values(), lifeline, report]:
             os.close(fd)
-    with os.fdopen(status_read, "rb") as status:
-        flood = threading.Event()
-        capture = _Capture(proc.stdout, flood.set)
-        timed_out = False
-        while proc.poll() is None:
-            if flood.wait(0.05):
-                break
-            if time.monotonic() - start > limits.timeout:
-                timed_out = True
-                break
+    with os.fdopen(alive, "wb"), os.fdopen(report_read, "rb") as reported:
+        capture = _Capture(proc.stdout, proc.kill)
+        try:
+            proc.wait(timeout=max(0.0, limits.timeout - (time.monotonic() - start)))
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
         proc.kill()  # the container's processes die with it
         proc.wait()
         capture.thread.join(timeout=10)  # end of output: every process of the container has exited
-        code = _exit_code(status.read())
+        code = _reported_status(reported.read())
     duration = time.monotonic() - start
-    ran = code is not None
     output = capture.text()
-    error = "" if ran or timed_out or capture.flooded else f"the sandbox could not start: {output.strip()[-300:] or 'no message'}"
-    return Outcome(_signal_or_status(code) if ran else -signal.SIGKILL, output, timed_out, capture.flooded,
-                   capture.total, duration, ISOLATION + (", a user id of its own" if uid is not None else ""), error)
+    error = "" if code is not None or timed_out or capture.flooded else \
+        f"the sandbox could not start: {output.strip()[-300:] or 'no message'}"
+    return Outcome(-signal.SIGKILL if code is None else code, output, timed_out, capture.flooded, capture.total,
+                   duration, ISOLATION + (", a user id of its own" if uid is not None else ""), error)
