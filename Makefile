@@ -41,7 +41,7 @@ html: $(STAMP)
 	@$(BIN)/sphinx-build -W -b html -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(SITE).next \
 		|| { rm -rf $(SITE).next $(BUILDDIR)/doctrees/environment.pickle; exit 1; }
 	@rm -rf $(SITE).last; if [ -d $(SITE) ]; then mv $(SITE) $(SITE).last; fi
-	@mv $(SITE).next $(SITE); rm -rf $(SITE).last
+	@mv $(SITE).next $(SITE); rm -rf $(SITE).last; echo "The site is in $(SITE)."
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
