@@ -305,7 +305,7 @@ def test_a_build_lost_before_bwrap_watches_it_still_takes_its_snippet_along() ->
 
 def test_two_builds_at_once_run_every_snippet_and_cache_no_failure(project) -> None:
     marker = f"errorkb-concurrent-{uuid.uuid4().hex}"
-    project.add_record(record_with(SLEEPER.format(id="slow", marker=marker, seconds=15),
+    project.add_record(record_with(SLEEPER.format(id="slow", marker=marker, seconds=10),
                                    SLEEPER.format(id="quick", marker=marker, seconds=0)))
     first = sphinx_build(project, project.root / "_build" / "first")
     wait_until(lambda: processes_naming(marker), 120, "the first build's snippets to start")
