@@ -180,8 +180,9 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
 
     if text is None:
         try:
-            if path.stat().st_size > max_bytes:
-                raise fail(1, _too_large(path.stat().st_size, max_bytes))
+            size = path.stat().st_size
+            if size > max_bytes:
+                raise fail(1, _too_large(size, max_bytes))
             raw = path.read_bytes()
         except OSError as exc:
             raise fail(1, f"cannot read the file: {exc.strerror}") from None
@@ -190,8 +191,8 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
         except UnicodeDecodeError as exc:
             line = raw[: exc.start].count(b"\n") + 1
             raise fail(line, "the file is not UTF-8 text") from None
-    elif len(text.encode("utf-8")) > max_bytes:
-        raise fail(1, _too_large(len(text.encode("utf-8")), max_bytes))
+    elif (size := len(text.encode("utf-8"))) > max_bytes:
+        raise fail(1, _too_large(size, max_bytes))
     if "\x00" in text:
         raise fail(text[: text.index("\x00")].count("\n") + 1, "the file contains a NUL byte")
     parts = split_frontmatter(text)

@@ -42,8 +42,8 @@ def run_snippets(snippets: list[Snippet], cache_dir: Path | None, *, execute: bo
         cached = cache.get(key) if cache else None
         if cached is not None:
             results[snippet.key] = cached
-        elif execute and sandbox.unavailable():
-            results[snippet.key] = Result(NOT_RUN, sandbox.unavailable() or "", transient=True)
+        elif execute and (why := sandbox.unavailable()):
+            results[snippet.key] = Result(NOT_RUN, why, transient=True)
         elif execute:
             todo[snippet.key] = (snippet, key, requirements.where(snippet, hw))
         else:
