@@ -19,15 +19,29 @@ help:
 	@echo "make check  check the records and the prose in seconds, without building"
 	@echo "make clean  remove build output"
 
+# Snippets run inside bubblewrap: as root on Debian or Ubuntu it is installed when missing;
+# without it they show as not run.
 $(STAMP): pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
+	@command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
+		{ export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } || true
+	@command -v bwrap >/dev/null || echo "bubblewrap (bwrap) is not installed: the snippets of the records will show as not run"
 	touch $@
 
-# A failed build leaves no half-written site behind.
+# The site is built beside the last one (a copy of it, so the build stays incremental) and
+# takes its place only when complete: a failed, interrupted or killed build leaves the last
+# site as it was, and the next build reads every page again rather than trust what the broken
+# one read.
+SITE := $(BUILDDIR)/html
 html: $(STAMP)
-	@$(BIN)/sphinx-build -W -b html -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/html \
-		|| { rm -rf $(BUILDDIR)/html; exit 1; }
+	@if [ ! -d $(SITE) ] && [ -d $(SITE).last ]; then mv $(SITE).last $(SITE); fi
+	@if [ -d $(SITE).next ]; then rm -rf $(SITE).next $(BUILDDIR)/doctrees/environment.pickle; fi
+	@if [ -d $(SITE) ]; then cp -a $(SITE) $(SITE).next; fi
+	@$(BIN)/sphinx-build -W -b html -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(SITE).next \
+		|| { rm -rf $(SITE).next $(BUILDDIR)/doctrees/environment.pickle; exit 1; }
+	@rm -rf $(SITE).last; if [ -d $(SITE) ]; then mv $(SITE) $(SITE).last; fi
+	@mv $(SITE).next $(SITE); rm -rf $(SITE).last; echo "The site is in $(SITE)."
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -16,9 +16,11 @@ from conftest import ROOT
 WORKFLOWS = ROOT / ".github/workflows"
 PULL_REQUEST = WORKFLOWS / "pull-request.yml"
 PUBLISH = WORKFLOWS / "publish.yml"
+SANDBOX = ROOT / ".github/actions/sandbox/action.yml"
 
 SCHEMAS = [
     ("vendor.github-workflows", [PULL_REQUEST, PUBLISH]),
+    ("vendor.github-actions", [SANDBOX]),
     ("custom.github-workflows-require-timeout", [PULL_REQUEST, PUBLISH]),
     ("vendor.github-issue-forms", [ROOT / ".github/ISSUE_TEMPLATE/missing-error.yml"]),
     ("vendor.github-issue-config", [ROOT / ".github/ISSUE_TEMPLATE/config.yml"]),
@@ -72,6 +74,15 @@ def test_pull_requests_check_test_and_build_with_the_makefile():
     makefile = (ROOT / "Makefile").read_text()
     for target in ("check", "test", "html"):
         assert re.search(rf"^{target}:", makefile, re.M), f"the Makefile has no {target} target"
+
+
+def test_builds_and_tests_get_the_snippet_sandbox_first():
+    for workflow in (load(PULL_REQUEST), load(PUBLISH)):
+        for job in workflow["jobs"].values():
+            names = [step.get("uses") or step.get("run", "") for step in job["steps"]]
+            for i, run in enumerate(names):
+                if re.match(r"make (test|html)", run):
+                    assert "./.github/actions/sandbox" in names[:i], f"{run} runs before the sandbox is set up"
 
 
 def test_merges_publish_the_checked_site_with_github_pages():

@@ -43,23 +43,26 @@ def test_make_new_then_make_check_then_make_html(project):
     assert (project.root / "_build/html/errors/demo/demo-alloc.html").is_file()
 
 
-def test_a_failed_build_leaves_no_site_behind(project):
+def test_a_failed_build_leaves_the_last_site_as_it_was(project):
     project.add_record()
     assert make(project, "html").returncode == 0
     site = project.root / "_build/html"
-    assert (site / "errors/demo/demo-oom.html").is_file()
+    page = site / "errors/demo/demo-oom.html"
+    before = page.read_bytes()
 
     guide = project.write("docs/guide.md", "# Guide\n\nSee {doc}`no-such-page`.\n")
     for attempt in ("first", "unchanged"):  # a second run must not pass on a cached, failed read
         failed = make(project, "html")
         assert failed.returncode != 0, attempt
-        assert "no-such-page" in failed.stderr and not site.exists(), attempt
+        assert "no-such-page" in failed.stderr, attempt
+        assert page.read_bytes() == before and not (site / "docs/guide.html").exists(), attempt
+        assert sorted(p.name for p in site.parent.iterdir()) == ["doctrees", "html"], attempt
 
     guide.write_text("# Guide\n\nSee {doc}`/index`.\n", encoding="utf-8")
     project.write("index.md", "# Demo\n\n```{toctree}\n:glob:\n\nerrors/*/*\ndocs/*\n```\n")
     rebuilt = make(project, "html")
     assert rebuilt.returncode == 0, rebuilt.stderr
-    assert (site / "docs/guide.html").is_file() and (site / "errors/demo/demo-oom.html").is_file()
+    assert (site / "docs/guide.html").is_file() and page.is_file()
 
 
 def wait_for(condition, seconds: float, what: str):

@@ -18,6 +18,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
     from .catalogue import setup_catalogue
     from .config import setup_config
+    from .containment import setup_containment
     from .examples import setup_examples
     from .indexes import setup_indexes
     from .links import setup_links
@@ -29,6 +30,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("myst_parser")
     app.setup_extension("sphinx_design")
     setup_config(app)
+    setup_containment(app)
     app.setup_extension("errorkb.domain")
     setup_pages(app)
     setup_catalogue(app)

@@ -16,11 +16,31 @@ if TYPE_CHECKING:
     from .records import Catalogue
 
 
+def _max_record_bytes(root: Path) -> int:
+    """The site's ``errorkb_max_record_size``, from its ``conf.py``."""
+    from .config import site_options, size
+
+    try:
+        return size(site_options(root), "errorkb_max_record_size")
+    except ValueError as exc:
+        print(f"errorkb: {root / 'conf.py'}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def _catalogue(args: argparse.Namespace) -> tuple[Catalogue, list]:
     from .records import load_catalogue
 
     root = Path(args.root)
-    return load_catalogue(root / args.records, root=root)
+    return load_catalogue(root / args.records, root=root, max_bytes=_max_record_bytes(root))
+
+
+def _lintable_records(folder: Path, root: Path) -> list[Path]:
+    """The record files the loader reads: not those it refuses unread (too large, or leading out of ``root``)."""
+    from .lint import markdown_files
+    from .records import leaves
+
+    max_bytes = _max_record_bytes(root)
+    return [p for p in markdown_files(folder) if not leaves(p, root) and p.stat().st_size <= max_bytes]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -33,7 +53,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     root = Path(args.root)
     catalogue, problems = _catalogue(args)
     try:
-        prose = lint_prose(markdown_files(root / args.records) + markdown_files(root / args.guides), root=root)
+        prose = lint_prose(_lintable_records(root / args.records, root) + markdown_files(root / args.guides), root=root)
     except LintUnavailable as exc:
         print(f"errorkb check: {exc}", file=sys.stderr)
         return 2

@@ -25,6 +25,7 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .badges import badge
+from .config import option_values, size
 from .design import dropdown, tab_set
 from .domain import ErrorDomain, generated_xref, link_text
 from .indexes import DIMENSIONS, index_link
@@ -48,7 +49,8 @@ def load(app: Sphinx) -> None:
     """
     srcdir = Path(app.srcdir)
     records_dir = srcdir / app.config.errorkb_records_dir
-    catalogue, problems = load_catalogue_cached(records_dir, srcdir, Path(app.doctreedir))
+    max_bytes = size(option_values(app.config), "errorkb_max_record_size")
+    catalogue, problems = load_catalogue_cached(records_dir, srcdir, Path(app.doctreedir), max_bytes)
     if problems:
         for problem in problems:
             logger.error(problem.message, location=f"{problem.path}:{problem.line}", type="errorkb", subtype="record")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import __version__, records, templates
 from .collector import collector_paused
-from .records import Catalogue, Problem, RecordCache, load_catalogue
+from .records import MAX_RECORD_BYTES, Catalogue, Problem, RecordCache, load_catalogue
 
 CACHE_FILE = "errorkb-records.pickle"
 
@@ -42,7 +42,8 @@ def write(cache_dir: Path, cache: RecordCache) -> None:
     os.replace(partial, cache_dir / CACHE_FILE)
 
 
-def load_catalogue_cached(folder: Path, root: Path, cache_dir: Path) -> tuple[Catalogue, list[Problem]]:
+def load_catalogue_cached(folder: Path, root: Path, cache_dir: Path,
+                          max_bytes: int = MAX_RECORD_BYTES) -> tuple[Catalogue, list[Problem]]:
     """:func:`~errorkb.records.load_catalogue`, reusing the records of files that did not change.
 
     Reading the cache and loading the records run with the collector paused (see ``collector.py``).
@@ -50,7 +51,7 @@ def load_catalogue_cached(folder: Path, root: Path, cache_dir: Path) -> tuple[Ca
     with collector_paused():
         cache = read(cache_dir)
         before = {path: digest for path, (digest, _) in cache.items()}
-        catalogue, problems = load_catalogue(folder, root=root, cache=cache)
+        catalogue, problems = load_catalogue(folder, root=root, cache=cache, max_bytes=max_bytes)
     if before != {path: digest for path, (digest, _) in cache.items()}:
         write(cache_dir, cache)
     return catalogue, problems

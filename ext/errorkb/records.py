@@ -77,6 +77,9 @@ ALIAS = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 URL = r"^https?://\S+$"
 #: What ``errorkb new`` writes where the author still has to fill something in.
 SCAFFOLD_MARKER = "TODO:"
+#: Limits checked before a record is parsed: a larger file, or front matter nested deeper, is refused.
+MAX_RECORD_BYTES = 256 * 1024
+MAX_DEPTH = 64
 
 
 @dataclasses.dataclass(frozen=True)
@@ -228,7 +231,8 @@ def split_frontmatter(text: str) -> tuple[str, str, int] | None:
     return None
 
 
-def load_record(path: Path, text: str | None = None, *, root: Path | None = None) -> Record:
+def load_record(path: Path, text: str | None = None, *, root: Path | None = None,
+                max_bytes: int = MAX_RECORD_BYTES) -> Record:
     """Parse and validate one record file; raise :class:`RecordError` listing every problem."""
     shown = _shown_path(path, root)
     problems: list[Problem] = []
@@ -238,6 +242,9 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
 
     if text is None:
         try:
+            size = path.stat().st_size
+            if size > max_bytes:
+                raise fail(1, _too_large(size, max_bytes))
             raw = path.read_bytes()
         except OSError as exc:
             raise fail(1, f"cannot read the file: {exc.strerror}") from None
@@ -246,6 +253,8 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
         except UnicodeDecodeError as exc:
             line = raw[: exc.start].count(b"\n") + 1
             raise fail(line, "the file is not UTF-8 text") from None
+    elif (size := len(text.encode("utf-8"))) > max_bytes:
+        raise fail(1, _too_large(size, max_bytes))
     if "\x00" in text:
         raise fail(text[: text.index("\x00")].count("\n") + 1, "the file contains a NUL byte")
     parts = split_frontmatter(text)
@@ -254,6 +263,9 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
     front, body, fm_lines = parts
     problems += _unfilled(text, shown)
 
+    deep = _too_deep(front)
+    if deep is not None:
+        raise fail(deep, f"the front matter is nested more than {MAX_DEPTH} levels deep")
     try:
         data, lines, yaml_problems = _parse_yaml(front, shown)
     except RecursionError:
@@ -292,6 +304,36 @@ def _unfilled(text: str, shown: str) -> list[Problem]:
         for n, line in enumerate(text.split("\n"), 1)
         if SCAFFOLD_MARKER in line
     ]
+
+
+def _too_large(size: int, max_bytes: int) -> str:
+    return f"the file is {size:,} bytes, more than the {max_bytes:,} a record may have (errorkb_max_record_size)"
+
+
+_DEEP_INDENT = re.compile(r"(?:\A|\n)[ \t?-]{30}")
+
+
+def _too_deep(front: str) -> int | None:
+    """The file line where the front matter nests deeper than :data:`MAX_DEPTH`, or None.
+
+    Checked on the parser's events, which need no recursion, so that no nesting can exhaust the
+    stack of the composer that follows.  Front matter with at most 30 brackets and lines
+    indented less than 30 columns cannot nest that deep, and is let through unscanned.
+    """
+    if front.count("[") + front.count("{") <= 30 and not _DEEP_INDENT.search(front):
+        return None
+    depth = 0
+    try:
+        for event in yaml.parse(front, Loader=_Loader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return event.start_mark.line + 2
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # reported, with its line, by the parser proper
+    return None
 
 
 def _shown_path(path: Path, root: Path | None) -> str:
@@ -531,21 +573,26 @@ def record_files(folder: Path) -> list[Path]:
 RecordCache = dict[str, tuple[str, Record]]
 
 
-def load_catalogue(folder: Path, *, root: Path | None = None,
-                   cache: RecordCache | None = None) -> tuple[Catalogue, list[Problem]]:
+def load_catalogue(folder: Path, *, root: Path | None = None, cache: RecordCache | None = None,
+                   max_bytes: int = MAX_RECORD_BYTES) -> tuple[Catalogue, list[Problem]]:
     """Load every record; return what loaded and every problem found, files in order.
 
-    With ``cache``, a file whose bytes are unchanged reuses its record instead of being parsed
-    and checked again; ``cache`` is updated to the files just loaded.  The checks across
-    records always run.
+    A record file that is a symbolic link leading out of ``root`` (or of ``folder`` without a
+    root) is refused unread.  With ``cache``, a file whose bytes are unchanged reuses its
+    record instead of being parsed and checked again; ``cache`` is updated to the files just
+    loaded.  The checks across records always run.
     """
     records: dict[str, Record] = {}
     problems: list[Problem] = []
     owners: dict[str, Record] = {}  # lower-cased id, code or alias -> record
     fresh: RecordCache = {}
     for path in record_files(folder):
+        if leaves(path, root or folder):
+            problems.append(Problem(_link_path(path, root), 1, "a symbolic link to a file outside the source folder; "
+                                    "put the record itself here"))
+            continue
         try:
-            record = _load_cached(path, root, cache, fresh)
+            record = _load_cached(path, root, cache, fresh, max_bytes)
         except RecordError as exc:
             problems += exc.problems
             continue
@@ -573,15 +620,33 @@ def load_catalogue(folder: Path, *, root: Path | None = None,
     return Catalogue(records), sorted(problems, key=lambda p: (p.path, p.line))
 
 
-def _load_cached(path: Path, root: Path | None, cache: RecordCache | None, fresh: RecordCache) -> Record:
+def leaves(path: Path, boundary: Path) -> bool:
+    """Whether ``path``, its symbolic links followed, lies outside ``boundary``."""
+    return not path.resolve().is_relative_to(boundary.resolve())
+
+
+def _link_path(path: Path, root: Path | None) -> str:
+    """A path as written in the tree, its links not followed."""
+    if root is not None and path.absolute().is_relative_to(root.absolute()):
+        return path.absolute().relative_to(root.absolute()).as_posix()
+    return path.as_posix()
+
+
+def _load_cached(path: Path, root: Path | None, cache: RecordCache | None, fresh: RecordCache,
+                 max_bytes: int) -> Record:
+    def load() -> Record:
+        return load_record(path, root=root, max_bytes=max_bytes)
+
     if cache is None:
-        return load_record(path, root=root)
+        return load()
     try:
+        if path.stat().st_size > max_bytes:
+            return load()  # refuses it, unread
         digest = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
     except OSError:
-        return load_record(path, root=root)  # reports the error
+        return load()  # reports the error
     hit = cache.get(str(path))
-    record = hit[1] if hit is not None and hit[0] == digest else load_record(path, root=root)
+    record = hit[1] if hit is not None and hit[0] == digest else load()
     fresh[str(path)] = (digest, record)
     return record
 

@@ -1,8 +1,8 @@
 """Results kept between builds, keyed by a snippet's text, options and environment.
 
 One JSON file per result under the build's cache folder (never the source tree).  A result
-whose key is present is reused as is; a run that hit its time limit is not kept, since a
-busy machine, not the snippet, may be to blame.
+whose key is present is reused as is; a transient result (a time limit, a sandbox that could
+not start: the machine, not the snippet, may be to blame) is not kept.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .judge import Result
 from .spec import Snippet
 
 #: Bump to throw away every cached result when the runner's behaviour changes.
-RUNNER_VERSION = 1
+RUNNER_VERSION = 2
 
 
 def cache_key(snippet: Snippet, fingerprint: dict[str, object]) -> str:
@@ -43,7 +43,7 @@ class ResultCache:
             return None
 
     def put(self, key: str, result: Result) -> None:
-        if result.reason.startswith("stopped: still running"):
+        if result.transient:
             return
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)

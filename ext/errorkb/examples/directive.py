@@ -17,6 +17,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from ..config import ceilings, option_values
 from ..pages import catalogue_of
 from ..records import Record
 from .spec import OPTIONS, Snippet, SnippetError, make_snippet
@@ -70,6 +71,7 @@ class SnippetDirective(SphinxDirective):
                 self.arguments[0], {k: str(v) for k, v in self.options.items()}, "\n".join(self.content),
                 path=path, line=self.lineno, record_id=record.id if record else docname.rsplit("/", 1)[-1],
                 templates=tuple(m.template for m in record.messages) if record else (),
+                ceilings=ceilings(option_values(self.config)),
             )
         except SnippetError as exc:
             logger.warning(str(exc), location=(docname, self.lineno), type="errorkb", subtype="snippet")

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from ..records import Problem, RecordError, load_record
+from ..config import Ceilings
 from .spec import Snippet, SnippetError, make_snippet
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,}|~{3,})(?P<info>.*)$")
@@ -22,8 +23,8 @@ def _closes(line: str, fence: str) -> bool:
     return bool(m and m.group("fence")[0] == fence[0] and len(m.group("fence")) >= len(fence) and not m.group("info").strip())
 
 
-def snippets_in_text(body: str, first_line: int, *, path: str, record_id: str,
-                     templates: tuple[str, ...]) -> tuple[list[Snippet], list[Problem]]:
+def snippets_in_text(body: str, first_line: int, *, path: str, record_id: str, templates: tuple[str, ...],
+                     ceilings: Ceilings = Ceilings()) -> tuple[list[Snippet], list[Problem]]:
     """Snippets in a record's body; ``first_line`` is the file line of the body's first line."""
     lines = body.splitlines()
     snippets: list[Snippet] = []
@@ -52,7 +53,7 @@ def snippets_in_text(body: str, first_line: int, *, path: str, record_id: str,
         text = "\n".join(code).strip("\n")
         try:
             snippets.append(make_snippet(kind.group("kind"), options, text, path=path, line=line,
-                                         record_id=record_id, templates=templates))
+                                         record_id=record_id, templates=templates, ceilings=ceilings))
         except SnippetError as exc:
             problems.append(Problem(path, line, str(exc)))
     seen: set[str] = set()
@@ -63,11 +64,12 @@ def snippets_in_text(body: str, first_line: int, *, path: str, record_id: str,
     return snippets, problems
 
 
-def snippets_in_record(path: Path, root: Path) -> tuple[list[Snippet], list[Problem]]:
+def snippets_in_record(path: Path, root: Path, ceilings: Ceilings = Ceilings()) -> tuple[list[Snippet], list[Problem]]:
     """Load a record file and return its snippets, or the problems that stop it loading."""
     try:
         record = load_record(path, root=root)
     except RecordError as exc:
         return [], exc.problems
     templates = tuple(m.template for m in record.messages)
-    return snippets_in_text(record.body, record.body_line, path=record.path, record_id=record.id, templates=templates)
+    return snippets_in_text(record.body, record.body_line, path=record.path, record_id=record.id, templates=templates,
+                            ceilings=ceilings)

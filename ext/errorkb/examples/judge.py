@@ -26,8 +26,8 @@ class Result:
     reason: str  # for PASSED: where it ran; otherwise: why it failed or did not run
     output: str = ""
     isolation: str = ""  # the sandbox's protections, for the page
-    network_isolated: bool = True
     duration: float = 0.0
+    transient: bool = False  # caused by the machine or the sandbox, not the snippet: never cached
 
     def as_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -40,11 +40,12 @@ class Result:
 def sandbox_run(snippet: Snippet) -> sandbox.Outcome:
     """Run the snippet's code (or its doctest session) in the sandbox."""
     limits = sandbox.Limits(timeout=snippet.timeout, memory=snippet.memory)
+    accelerators = bool(snippet.hardware)
     if snippet.kind == "shows":
         files = {"session.txt": snippet.code, "session.py": sandbox.SESSION.read_text(encoding="utf-8")}
         argv = ["session.py", "session.txt", *([str(snippet.tolerance)] if snippet.tolerance else [])]
-        return sandbox.run(files, argv, limits)
-    return sandbox.run({"snippet.py": snippet.code}, ["snippet.py"], limits)
+        return sandbox.run(files, argv, limits, accelerators=accelerators)
+    return sandbox.run({"snippet.py": snippet.code}, ["snippet.py"], limits, accelerators=accelerators)
 
 
 def _size(n: int) -> str:
@@ -78,13 +79,16 @@ def matching_line(templates: tuple[str, ...], output: str) -> str | None:
 
 def verdict(snippet: Snippet, outcome: sandbox.Outcome, where: str) -> Result:
     """Compare what happened with what the snippet claims."""
-    def result(status: str, reason: str) -> Result:
-        return Result(status, reason, outcome.output, outcome.isolation.describe(), outcome.isolation.network,
-                      round(outcome.duration, 2))
+    def result(status: str, reason: str, transient: bool = False) -> Result:
+        return Result(status, reason, outcome.output, outcome.isolation, round(outcome.duration, 2), transient)
 
+    if outcome.sandbox_error:
+        return result(NOT_RUN, outcome.sandbox_error, transient=True)
     stopped = _stopped(snippet, outcome)
     if stopped:
-        return result(FAILED, stopped)
+        # Time limits and SIGKILL (the sandbox sends it only at the time limit) depend on how
+        # busy the machine is, or on its out-of-memory killer, as much as on the snippet.
+        return result(FAILED, stopped, transient=outcome.timed_out or outcome.signal_name == "SIGKILL")
     if snippet.kind == "reproduces":
         if outcome.returncode == 0:
             return result(FAILED, "ran without error, but it claims to reproduce this page's error")

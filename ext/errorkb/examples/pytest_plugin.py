@@ -1,18 +1,21 @@
 """pytest plugin: every snippet of every record is a test item, ``errors/<source>/<id>.md::<snippet id>``.
 
 Enabled with ``-p errorkb.examples.pytest_plugin`` (see ``pyproject.toml``).  Items whose
-requirements are missing are skipped with the reason; a failing item reports why, and the
-end of what the snippet printed.  Results are not cached: a test run always runs.
+requirements are missing, or that no sandbox can run on this machine, are skipped with the
+reason; a failing item reports why, and the end of what the snippet printed.  The ceilings on
+``:timeout:`` and ``:memory:`` are the site's, read from its ``conf.py``.  Results are not cached: a test run always runs.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-from . import requirements
+from ..config import Ceilings, ceilings, site_options
+from . import requirements, sandbox
 from .extract import snippets_in_record
 from .judge import FAILED, Result, run_one
 from .spec import Snippet
@@ -26,15 +29,25 @@ class SnippetFailed(Exception):
         self.result = result
 
 
+@functools.cache
+def site_ceilings(root: Path) -> Ceilings:
+    """The snippet ceilings set in the site's ``conf.py`` (the defaults where it sets none)."""
+    return ceilings(site_options(root))
+
+
 class RecordFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        snippets, problems = snippets_in_record(self.path, self.config.rootpath)
+        try:
+            limits = site_ceilings(self.config.rootpath)
+        except ValueError as exc:
+            raise self.CollectError(f"conf.py: {exc}") from None
+        snippets, problems = snippets_in_record(self.path, self.config.rootpath, limits)
         if problems:
             raise self.CollectError("\n".join(map(str, problems)))
         hw = requirements.probe_hardware()
         for snippet in snippets:
             item = SnippetItem.from_parent(self, name=snippet.id, snippet=snippet)
-            gap = requirements.unmet(snippet, hw)
+            gap = requirements.unmet(snippet, hw) or sandbox.unavailable()
             if gap:  # skipped at collection, so the report points at the snippet
                 item.add_marker(pytest.mark.skip(reason=gap))
             yield item

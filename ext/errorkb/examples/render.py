@@ -36,8 +36,6 @@ def status_line(result: Result) -> nodes.paragraph:
     para += status_badge(result.status)
     text = {PASSED: f" ran on {result.reason}", FAILED: f" {result.reason}", NOT_RUN: f" {result.reason}"}[result.status]
     para += nodes.Text(text)
-    if result.status != NOT_RUN and not result.network_isolated:
-        para += nodes.Text(" (the network could not be cut off on the build machine)")
     return para
 
 

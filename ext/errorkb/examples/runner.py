@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from . import requirements
+from . import requirements, sandbox
 from .cache import ResultCache, cache_key
 from .judge import NOT_RUN, Result, run_one
 from .spec import Snippet
@@ -42,6 +42,8 @@ def run_snippets(snippets: list[Snippet], cache_dir: Path | None, *, execute: bo
         cached = cache.get(key) if cache else None
         if cached is not None:
             results[snippet.key] = cached
+        elif execute and (why := sandbox.unavailable()):
+            results[snippet.key] = Result(NOT_RUN, why, transient=True)
         elif execute:
             todo[snippet.key] = (snippet, key, requirements.where(snippet, hw))
         else:

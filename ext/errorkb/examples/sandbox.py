@@ -1,95 +1,65 @@
-"""Run Python in a sandbox: own process group, fresh directory, limits, no network.
+"""Run Python in a sandbox made with bubblewrap: nothing of the host but what the interpreter needs.
 
-Each run gets a new temporary directory as its working directory, ``HOME`` and ``TMPDIR``; a
-time limit (the whole process group is killed when it passes); ``RLIMIT_AS`` (memory),
-``RLIMIT_NPROC`` (processes and threads), ``RLIMIT_FSIZE`` (largest file written) and no core
-dumps; its output (stdout and stderr together) is captured, and a run that prints more than
-:data:`FLOOD_BYTES` is stopped.  The network is cut with a network namespace where the
-machine allows one (``unshare --net``; as an ordinary user, in a user namespace).
+Each run is a ``bwrap`` container with its own namespaces (user, processes, network, IPC, host
+name), in which the only host files are, read-only, ``/usr``, the loader's cache and the
+interpreter's folders (the virtual environment and the Python it was made from).  The
+working folder, ``HOME`` and ``TMPDIR`` are ``/tmp``, an in-memory folder of
+:data:`TEMP_BYTES` (``/var/tmp`` leads there; ``/dev/shm`` is one of :data:`SHM_BYTES`),
+which disappears with the container.  The snippet runs with no capabilities and no way to
+gain any (``no_new_privs``, no user namespace of its own), under ``RLIMIT_AS`` (memory),
+``RLIMIT_NPROC`` (processes and threads), ``RLIMIT_FSIZE`` (largest file) and no core dumps;
+its output (stdout and stderr together) is captured, and a run printing more than
+:data:`FLOOD_BYTES` is stopped.
 
-When the build runs as root, each concurrent run also gets its own unprivileged user id, so
-a snippet cannot write to the source tree, the build output or the virtual environment, and
-its process limit counts its own processes only.  Run as an ordinary user, a snippet has
-that user's rights on files: it starts in its own directory but is not prevented from
-writing elsewhere.  :func:`isolation` says which of these protections this machine gives.
+Stopping the container ends its process namespace, which kills every process the snippet
+started.  It is stopped at the time limit, and when the build dies: bwrap's parent-death
+signal, and, for a build that dies before bwrap has armed it, :mod:`.launch`, which starts
+the snippet inside and watches a pipe that only the build holds open.
+
+Run by an ordinary user, the snippet runs as that user.  Run as root, the build first drops
+to a user id of its own (see :mod:`.sandbox_ids`) and runs the same container as that user,
+from a mount namespace where the interpreter's folders are reachable even when they live in
+a folder only root may enter.  Where a tool is missing or the container cannot start,
+:func:`unavailable` says why and nothing is run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import glob
 import json
 import os
-import queue
 import shutil
 import signal
+import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
+from shlex import quote
 
-HERE = Path(__file__).parent
-LAUNCHER = HERE / "launch.py"
-SESSION = HERE / "session.py"
+from . import sandbox_ids
+
+LAUNCHER = Path(__file__).parent / "launch.py"
+SESSION = Path(__file__).parent / "session.py"
 
 FLOOD_BYTES = 8 * 1024**2  # a run printing more than this is stopped
 HEAD_BYTES = 16 * 1024  # of a long output, the start and the end are kept
 TAIL_BYTES = 48 * 1024
 FILE_BYTES = 256 * 1024**2  # the largest file a snippet may write
+TEMP_BYTES = 512 * 1024**2  # the working folder, /tmp
+SHM_BYTES = 64 * 1024**2  # /dev/shm, as in a default Docker container
 TASKS = 512  # processes and threads a snippet may have at once
-FIRST_SANDBOX_UID = 61000  # root builds run snippets as 61000, 61001, ... (one per worker)
-MAX_WORKERS = 64
 
-
-@dataclasses.dataclass(frozen=True)
-class Isolation:
-    """The protections this machine gives a snippet."""
-
-    network: bool  # runs in its own network namespace
-    own_user: bool  # runs as a separate unprivileged user id
-    prefix: tuple[str, ...]  # command that enters the network namespace
-    switch_user: tuple[str, ...]  # setpriv options that drop to the sandbox's user id
-
-    def describe(self) -> str:
-        parts = ["no network" if self.network else "network NOT isolated (no network namespace allowed here)"]
-        parts.append("separate user id" if self.own_user else "the build user's file rights")
-        return ", ".join(parts)
-
-
-def _output(cmd: list[str]) -> str | None:
-    """The command's output, or None when it fails."""
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd="/")
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
-def _setpriv(uid: int, options: tuple[str, ...]) -> list[str]:
-    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *options, "--"]
-
-
-# Where the interpreter lives in a folder other users cannot enter (pyenv under /root), the
-# sandbox user keeps one capability: reading and searching folders.  It still cannot write.
-_READ_ANYWHERE = ("--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search")
-
-
-@functools.cache
-def isolation() -> Isolation:
-    """Detect, once, what this machine allows."""
-    unshare = shutil.which("unshare")
-    candidates = [[unshare, "--net", "--"]] if os.geteuid() == 0 else []
-    candidates.append([unshare, "--user", "--net", "--"])
-    prefix = next((c for c in candidates if unshare and _output([*c, "true"]) is not None), [])
-    if os.geteuid() == 0 and shutil.which("setpriv"):
-        # The sandbox user must start this very interpreter, not another Python on the PATH.
-        probe = [sys.executable, "-I", "-c", "import sys; print(sys.version, sys.prefix)"]
-        for options in ((), _READ_ANYWHERE):
-            if _output([*prefix, *_setpriv(FIRST_SANDBOX_UID, options), *probe]) == f"{sys.version} {sys.prefix}\n":
-                return Isolation(bool(prefix), True, tuple(prefix), options)
-    return Isolation(bool(prefix), False, tuple(prefix), ())
+WORKDIR = "/tmp"
+ENVIRONMENT = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": WORKDIR, "TMPDIR": WORKDIR, "USER": "sandbox",
+               "LOGNAME": "sandbox", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+#: Devices a snippet that needs an accelerator is given, with a read-only /sys.
+ACCELERATORS = ("/dev/nvidia*", "/dev/nvidia-caps", "/dev/dri", "/dev/kfd", "/dev/accel*", "/dev/vfio", "/dev/neuron*")
+ISOLATION = "own namespaces (no network, no other processes), host files hidden, no capabilities"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,7 +78,8 @@ class Outcome:
     flooded: bool  # printed more than FLOOD_BYTES and was stopped
     output_bytes: int
     duration: float
-    isolation: Isolation
+    isolation: str  # the protections it ran with, for the page
+    sandbox_error: str = ""  # set when the sandbox itself failed: the snippet did not run
 
     @property
     def signal_name(self) -> str | None:
@@ -150,87 +121,191 @@ class _Capture:
         return (bytes(self.head) + middle + bytes(self.tail)).decode("utf-8", "replace")
 
 
-# Root builds hand each concurrent run a user id of its own.
-_free_uids: queue.Queue[int] = queue.Queue()
-for _uid in range(FIRST_SANDBOX_UID, FIRST_SANDBOX_UID + MAX_WORKERS):
-    _free_uids.put(_uid)
+def _shown_folders() -> list[str]:
+    """The host's folders the container shows, read-only: /usr, and where the interpreter and its
+    packages live, as this process sees them."""
+    interpreter = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+    return ["/usr", *sorted(f for f in interpreter if f != "/usr" and not f.startswith("/usr/"))]
 
 
-def _pids_of_user(uid: int) -> list[int]:
-    """Live (not zombie) processes whose real user id is ``uid``."""
-    pids = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-        except OSError:
-            continue
-        if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith("Z"):
-            pids.append(int(status.parent.name))
-    return pids
+def _shown_files() -> list[str]:
+    """The host's files the container shows, read-only."""
+    return [f for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime") if os.path.exists(f)]
 
 
-def _user_tasks() -> int:
-    """Processes and threads this user has now (RLIMIT_NPROC counts them all)."""
-    uid = os.getuid()
-    return sum(len(list(Path(f"/proc/{pid}/task").glob("*"))) for pid in _pids_of_user(uid)) if Path("/proc").is_dir() else 0
+def _mounts(accelerators: bool) -> list[str]:
+    """bwrap options that build the container's file system."""
+    folders, files = _shown_folders(), _shown_files()
+    parents = sorted({str(p) for path in folders + files for p in Path(path).parents if str(p) != "/"})
+    args: list[str] = []
+    for folder in parents:  # bwrap would create them inaccessible to the snippet's user
+        args += ["--perms", "0755", "--dir", folder]
+    for path in folders + files:
+        args += ["--ro-bind", path, path]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):  # /bin -> usr/bin where /usr is merged
+        if os.path.islink(f"/{name}"):
+            args += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
+        elif os.path.isdir(f"/{name}"):
+            args += ["--ro-bind", f"/{name}", f"/{name}"]
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(TEMP_BYTES), "--perms", "1777", "--tmpfs", WORKDIR,
+             "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm",
+             "--perms", "0755", "--dir", "/var", "--symlink", "../tmp", "/var/tmp"]
+    if accelerators:
+        args += ["--ro-bind", "/sys", "/sys"]
+        for device in sorted({d for pattern in ACCELERATORS for d in glob.glob(pattern)}):
+            args += ["--dev-bind", device, device]
+    return args + ["--remount-ro", "/dev", "--remount-ro", "/"]
 
 
-def _kill_all(pgid: int, uid: int | None) -> None:
-    """Kill the process group, and in root builds every process left with the sandbox's uid."""
-    for _ in range(50):
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        left = _pids_of_user(uid) if uid is not None else []
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        if not left:
-            return
-        time.sleep(0.02)
+def _closed_to_others(folder: Path) -> bool:
+    return not folder.stat().st_mode & stat.S_IXOTH
 
 
-def run(files: dict[str, str], argv: list[str], limits: Limits) -> Outcome:
-    """Write ``files`` into a fresh directory and run ``python -I -u *argv`` there."""
-    iso = isolation()
-    uid = _free_uids.get() if iso.own_user else None
-    workdir = Path(tempfile.mkdtemp(prefix="errorkb-snippet-"))
+def openings(folders: list[Path]) -> list[str]:
+    """Shell commands, for a private mount namespace of root's, that let other users reach ``folders``.
+
+    The highest folder above them that others may not enter (pyenv's under /root) is covered
+    with an empty in-memory folder they may, into which ``folders`` are mounted back, by way
+    of :data:`~.sandbox_ids.LEASES`, covered first.
+    """
+    covered: dict[Path, list[Path]] = {}
+    for path in folders:
+        closed = next((p for p in reversed(path.parents) if p != Path("/") and _closed_to_others(p)), None)
+        if closed is not None:
+            covered.setdefault(closed, []).append(path)
+    if not covered:
+        return []
+    stage = sandbox_ids.LEASES
+    commands = [f"mkdir -p -m 0700 {quote(str(stage))}", f"mount -t tmpfs -o mode=0700 tmpfs {quote(str(stage))}"]
+    for n, (closed, inside) in enumerate(covered.items()):
+        staged = [stage / f"{n}-{i}" for i in range(len(inside))]
+        commands += [f"mkdir {quote(str(s))} && mount --bind {quote(str(p))} {quote(str(s))}" for p, s in zip(inside, staged)]
+        commands.append(f"mount -t tmpfs -o mode=0755 tmpfs {quote(str(closed))}")
+        commands += [f"mkdir -p {quote(str(p))} && mount --bind {quote(str(s))} {quote(str(p))}" for p, s in zip(inside, staged)]
+    return commands
+
+
+def _command(uid: int | None, limits: Limits, files: dict[str, int], argv: list[str], accelerators: bool,
+             lifeline: int, report: int) -> list[str]:
+    """The whole command line: (as root) the drop to ``uid``, bwrap, the launcher, Python."""
+    bwrap = [shutil.which("bwrap") or "bwrap", "--unshare-user", "--disable-userns", "--unshare-pid",
+             "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox",
+             "--die-with-parent", "--new-session", "--clearenv"]
+    for name, value in ENVIRONMENT.items():
+        bwrap += ["--setenv", name, value]
+    bwrap += _mounts(accelerators)
+    for name, fd in files.items():
+        bwrap += ["--perms", "0644", "--file", str(fd), f"{WORKDIR}/{name}"]
+    rlimits = {"RLIMIT_AS": limits.memory, "RLIMIT_NPROC": TASKS, "RLIMIT_FSIZE": FILE_BYTES, "RLIMIT_CORE": 0}
+    bwrap += ["--chdir", WORKDIR, "--", sys.executable, "-I", "-S", "-c", LAUNCHER.read_text(encoding="utf-8"),
+              str(lifeline), str(report), json.dumps(rlimits), sys.executable, "-I", "-u", *argv]
+    if uid is None:  # an ordinary user: bwrap makes a user namespace
+        return bwrap
+    switch = [shutil.which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+              "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    opened = openings(list(map(Path, _shown_folders())))
+    if not opened:
+        return switch + bwrap
+    script = " && ".join(opened) + ' && exec "$@"'
+    return [shutil.which("unshare") or "unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script,
+            "sh", *switch, *bwrap]
+
+
+def _tools_missing() -> str | None:
+    needed = ["bwrap"]
+    if os.geteuid() == 0:
+        needed += ["setpriv"] + (["unshare", "mount"] if openings(list(map(Path, _shown_folders()))) else [])
+    missing = [tool for tool in needed if shutil.which(tool) is None]
+    if not missing:
+        return None
+    return (f"the sandbox needs {', '.join(missing)}, missing on this machine "
+            "(on Debian and Ubuntu: apt-get install bubblewrap util-linux)")
+
+
+def unavailable() -> str | None:
+    """Why no snippet can run on this machine, or None: the tools are there and a sandbox starts."""
     try:
-        for name, text in files.items():
-            (workdir / name).write_text(text, encoding="utf-8")
-        if uid is not None:
-            for path in [workdir, *workdir.iterdir()]:
-                os.chown(path, uid, uid)
-        nproc = TASKS if uid is not None else TASKS + _user_tasks()
-        switch = _setpriv(uid, iso.switch_user) if uid is not None else []
-        spec = {
-            "limits": {"RLIMIT_AS": limits.memory, "RLIMIT_NPROC": nproc, "RLIMIT_FSIZE": FILE_BYTES, "RLIMIT_CORE": 0},
-            "argv": [*switch, sys.executable, "-I", "-u", *argv],
-        }
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(workdir), "TMPDIR": str(workdir),
-               "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
-        cmd = [*iso.prefix, sys.executable, "-I", str(LAUNCHER), json.dumps(spec)]
-        start = time.monotonic()
+        return _verdict()
+    except sandbox_ids.NoFreeId as exc:  # every id taken at this moment: probe again next time
+        return str(exc)
+
+
+@functools.cache
+def _verdict() -> str | None:
+    missing = _tools_missing()
+    if missing:
+        return missing
+    with _lease() as uid:
+        probe = _run(uid, {}, ["-c", "print('sandbox ok')"], Limits(timeout=60, memory=1024**3), False)
+    if probe.sandbox_error:
+        return probe.sandbox_error
+    if probe.returncode != 0 or probe.output != "sandbox ok\n":
+        return f"the sandbox cannot start Python here: {probe.output.strip()[-300:] or f'exit status {probe.returncode}'}"
+    return None
+
+
+def _lease() -> contextlib.AbstractContextManager[int | None]:
+    """A sandbox user id for a root build (see :mod:`.sandbox_ids`); none for an ordinary user."""
+    return sandbox_ids.lease() if os.geteuid() == 0 else contextlib.nullcontext()
+
+
+def _memfd(name: str, text: str) -> int:
+    fd = os.memfd_create(name, 0)
+    os.write(fd, text.encode("utf-8"))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _reported_status(report: bytes) -> int | None:
+    """The snippet's exit status (negative: killed by that signal), or None when it never started."""
+    lines = report.decode("ascii", "replace").splitlines()
+    if "started" not in lines:
+        return None
+    status = next((line.split()[1] for line in lines if line.startswith("status ")), None)
+    # No status after a start: the launcher was killed with the rest of the container.
+    return os.waitstatus_to_exitcode(int(status)) if status else -signal.SIGKILL
+
+
+def run(files: dict[str, str], argv: list[str], limits: Limits, *, accelerators: bool = False) -> Outcome:
+    """Write ``files`` into a fresh sandbox and run ``python -I -u *argv`` in it."""
+    try:
+        with _lease() as uid:
+            return _run(uid, files, argv, limits, accelerators)
+    except sandbox_ids.NoFreeId as exc:
+        return Outcome(-signal.SIGKILL, "", False, False, 0, 0.0, ISOLATION, sandbox_error=str(exc))
+
+
+def _run(uid: int | None, files: dict[str, str], argv: list[str], limits: Limits, accelerators: bool) -> Outcome:
+    start = time.monotonic()
+    fds = {name: _memfd(name, text) for name, text in files.items()}
+    lifeline, alive = os.pipe()  # the build holds ``alive`` until the run ends
+    report_read, report = os.pipe()
+    try:
+        cmd = _command(uid, limits, fds, argv, accelerators, lifeline, report)
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                env=env, cwd=workdir, process_group=0)
-        flood = threading.Event()
-        capture = _Capture(proc.stdout, flood.set)
-        timed_out = False
-        while proc.poll() is None:
-            if flood.wait(0.05):
-                break
-            if time.monotonic() - start > limits.timeout:
-                timed_out = True
-                break
-        _kill_all(proc.pid, uid)
-        returncode = proc.wait()
-        duration = time.monotonic() - start
-        capture.thread.join(timeout=5)
-        return Outcome(returncode, capture.text(), timed_out, capture.flooded, capture.total, duration, iso)
+                                env=ENVIRONMENT, cwd="/", pass_fds=[*fds.values(), lifeline, report], process_group=0)
+    except OSError:
+        os.close(alive)
+        os.close(report_read)
+        raise
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-        if uid is not None:
-            _free_uids.put(uid)
+        for fd in [*fds.values(), lifeline, report]:
+            os.close(fd)
+    with os.fdopen(alive, "wb"), os.fdopen(report_read, "rb") as reported:
+        capture = _Capture(proc.stdout, proc.kill)
+        try:
+            proc.wait(timeout=max(0.0, limits.timeout - (time.monotonic() - start)))
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        proc.kill()  # the container's processes die with it
+        proc.wait()
+        capture.thread.join(timeout=10)  # end of output: every process of the container has exited
+        code = _reported_status(reported.read())
+    duration = time.monotonic() - start
+    output = capture.text()
+    error = "" if code is not None or timed_out or capture.flooded else \
+        f"the sandbox could not start: {output.strip()[-300:] or 'no message'}"
+    return Outcome(-signal.SIGKILL if code is None else code, output, timed_out, capture.flooded, capture.total,
+                   duration, ISOLATION + (", a user id of its own" if uid is not None else ""), error)

@@ -12,6 +12,7 @@ import re
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from ..config import Ceilings
 from ..templates import parse_size
 
 KINDS = {
@@ -26,8 +27,7 @@ HARDWARE = ("cuda", "gpu", "tpu", "neuron")
 #: Hardware with a threshold is written ``gpu-memory>=40G`` or ``gpus>=4``.
 
 DEFAULT_TIMEOUT = 60
-MAX_TIMEOUT = 600
-DEFAULT_MEMORY = 4 * 1024**3  # JAX's CPU runtime needs about 2 GiB of address space to start
+DEFAULT_MEMORY = Ceilings.memory
 MIN_MEMORY = 64 * 1024**2
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -117,16 +117,21 @@ def parse_requires(text: str) -> tuple[tuple[str, ...], tuple[HardwareNeed, ...]
     return tuple(packages), tuple(hardware)
 
 
-def _seconds(text: str) -> int:
-    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_TIMEOUT:
-        raise SnippetError(f":timeout: {text!r} must be a whole number of seconds from 1 to {MAX_TIMEOUT}")
+def _seconds(text: str, ceiling: int) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise SnippetError(f":timeout: {text!r} must be a whole number of seconds, such as 60")
+    if int(text) > ceiling:
+        raise SnippetError(f":timeout: {text.strip()} is more than this site allows (errorkb_max_timeout = {ceiling})")
     return int(text)
 
 
-def _memory(text: str) -> int:
+def _memory(text: str, ceiling: int) -> int:
     size = parse_size(text.strip())
     if not size or size < MIN_MEMORY:
         raise SnippetError(f":memory: {text!r} must be a size of at least 64M, such as 2G")
+    if size > ceiling:
+        raise SnippetError(f":memory: {text.strip()} is more than this site allows "
+                           f"(errorkb_max_memory = {ceiling / 1024**3:g}G)")
     return int(size)
 
 
@@ -141,7 +146,7 @@ def _tolerance(text: str) -> float:
 
 
 def make_snippet(kind: str, options: dict[str, str], code: str, *, path: str, line: int,
-                 record_id: str, templates: tuple[str, ...] = ()) -> Snippet:
+                 record_id: str, templates: tuple[str, ...] = (), ceilings: Ceilings = Ceilings()) -> Snippet:
     """Validate a snippet as written; raise :class:`SnippetError` with the first problem."""
     kind = kind.strip()
     if kind not in KINDS:
@@ -165,8 +170,8 @@ def make_snippet(kind: str, options: dict[str, str], code: str, *, path: str, li
     return Snippet(
         path=path, line=line, record_id=record_id, id=id_, kind=kind, code=code.rstrip() + "\n",
         packages=packages, hardware=hardware,
-        timeout=_seconds(options["timeout"]) if "timeout" in options else DEFAULT_TIMEOUT,
-        memory=_memory(options["memory"]) if "memory" in options else DEFAULT_MEMORY,
+        timeout=_seconds(options["timeout"], ceilings.timeout) if "timeout" in options else min(DEFAULT_TIMEOUT, ceilings.timeout),
+        memory=_memory(options["memory"], ceilings.memory) if "memory" in options else min(DEFAULT_MEMORY, ceilings.memory),
         tolerance=_tolerance(options["tolerance"]) if "tolerance" in options else None,
         templates=templates,
     )

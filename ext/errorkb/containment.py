@@ -1,0 +1,111 @@
+"""What a page may publish: files of the source folder only, and no raw HTML in a record.
+
+Whatever path leads out of the source folder (a page that is a symbolic link, an included
+file, an image or a download, symbolic links followed) is refused, and so is any raw output
+in a record's page (an HTML block or an inline tag in the prose, the ``raw`` directive, raw
+HTML in an ``eval-rst`` block) unless ``errorkb_allow_raw_html`` is set.  Each refusal is an
+error at the file and line it comes from, and what was refused is left out of the page, so
+even a build without ``-W`` publishes none of it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+ALLOW_RAW = "set errorkb_allow_raw_html = True in conf.py to publish it"
+
+
+def _inside(path: str | Path, srcdir: Path) -> bool:
+    return Path(path).resolve().is_relative_to(srcdir.resolve())
+
+
+def _refuse(message: str, location: object) -> None:
+    logger.error(message, location=location, type="errorkb", subtype="containment")
+
+
+def _is_record(app: Sphinx, docname: str) -> bool:
+    return docname.startswith(app.config.errorkb_records_dir.strip("/") + "/")
+
+
+def drop_pages_from_outside(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
+    """``env-before-read-docs``: a page whose file leads out of the source folder is not read."""
+    srcdir = Path(env.srcdir)
+    for docname in sorted(env.found_docs):
+        path = env.doc2path(docname)
+        if _inside(path, srcdir):
+            continue
+        _refuse(f"{Path(path).relative_to(srcdir).as_posix()} is a symbolic link to a file outside the source "
+                "folder; it is not published", (docname, 1))
+        env.found_docs.discard(docname)
+        if docname in docnames:
+            docnames.remove(docname)
+
+
+def _local(uri: str) -> bool:
+    return bool(uri) and "://" not in uri and not uri.startswith(("data:", "mailto:"))
+
+
+def _line_naming(env: BuildEnvironment, docname: str, name: str) -> int | None:
+    """The first line of the page that names ``name`` (the directive that included it)."""
+    try:
+        lines = Path(env.doc2path(docname)).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return next((n for n, line in enumerate(lines, 1) if name in line), None)
+
+
+def _outside_source(node: nodes.Element, srcdir: Path) -> str | None:
+    """The file outside the source folder that ``node`` was read from, if it was."""
+    source = node.get("source") if isinstance(node, nodes.literal_block) else None  # literalinclude
+    if not source and (node.parent is None or node.source != node.parent.source):  # include
+        source = node.source
+    if source and Path(source).is_absolute() and not _inside(source, srcdir):
+        return source
+    return None
+
+
+def _why_refused(app: Sphinx, docname: str, node: nodes.Element) -> tuple[str, object] | None:
+    """Why ``node`` may not be published, and where to say so; None when it may."""
+    env = app.env
+    srcdir = Path(env.srcdir)
+    source = _outside_source(node, srcdir)
+    if source:
+        return (f"includes {source}, a file outside the source folder; it is not published",
+                (docname, _line_naming(env, docname, Path(source).name)))
+    uri = node.get("uri") if isinstance(node, nodes.image) else \
+        node.get("reftarget") if isinstance(node, addnodes.download_reference) else None
+    if uri and _local(uri) and not _inside(env.relfn2path(uri, docname)[1], srcdir):
+        return f"{uri} leads outside the source folder; it is not published", node
+    if isinstance(node, nodes.raw) and _is_record(app, docname) and not app.config.errorkb_allow_raw_html:
+        what = "raw HTML" if node.get("format") == "html" else f"raw {node.get('format')} output"
+        return f"{what} is not allowed in a record ({ALLOW_RAW})", node
+    return None
+
+
+def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
+    """``doctree-read``, before Sphinx collects images and downloads: remove what may not be published."""
+    docname = app.env.docname
+    todo: list[nodes.Node] = list(reversed(doctree.children))  # a stack, so in document order
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, nodes.Element):
+            continue
+        refusal = _why_refused(app, docname, node)
+        if refusal is None:
+            todo.extend(reversed(node.children))
+            continue
+        _refuse(*refusal)
+        node.parent.remove(node)
+
+
+def setup_containment(app: Sphinx) -> None:
+    app.connect("env-before-read-docs", drop_pages_from_outside)
+    app.connect("doctree-read", check_doctree, priority=400)

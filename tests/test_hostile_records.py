@@ -1,0 +1,233 @@
+"""Records written to smuggle or to break the build: each is refused at its file and line, and
+an interrupted build leaves the last site in place.
+
+Runs as root (as CI does) and, through ``test_hostile_as_user.py``, as an ordinary user.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import record_text
+from test_contrib_make import make
+
+RECORD = "errors/demo/demo-oom.md"
+PROSE = "The program asked for more memory than the device had left.\n"
+
+
+def with_prose(extra: str) -> str:
+    """The demo record with ``extra`` after the first paragraph of its causes."""
+    return record_text().replace(PROSE, PROSE + "\n" + extra)
+
+
+def line_of(text: str, fragment: str) -> int:
+    return next(n for n, line in enumerate(text.split("\n"), 1) if fragment in line)
+
+
+def errorkb(project, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "errorkb.cli", "--root", str(project.root), *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def sphinx(project, *args: str) -> subprocess.CompletedProcess[str]:
+    """A fresh build without ``-W``: what would be published if warnings were let through."""
+    cmd = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", *args, str(project.root), str(project.out)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def published(project) -> str:
+    """Every file of the built site, as one text."""
+    return "\n".join(p.read_text("utf-8", "replace") for p in sorted(project.out.rglob("*")) if p.is_file()
+                     and ".doctrees" not in p.parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Raw HTML
+
+
+RAW = [  # (the record's text, the fragment of the line the refusal names)
+    ("<script>window.stolen = document.cookie</script>", "<script>"),
+    ('Look <img src="x" onerror="window.stolen = 1"> here.', "Look <img"),
+    ('```{raw} html\n<iframe src="https://attacker.example"></iframe>\n```', "```{raw} html"),
+    (':::{raw} html\n<object data="x"></object>\n:::', ":::{raw} html"),
+    ('```{eval-rst}\n.. raw:: html\n\n   <embed src="x">\n```', ".. raw:: html"),
+]
+PAYLOADS = ("window.stolen", "attacker.example", '<object data="x"', '<embed src="x"')
+
+
+def test_raw_html_in_a_record_is_refused_at_its_line(project) -> None:
+    text = with_prose("\n\n".join(form for form, _ in RAW))
+    project.add_record(text)
+    built = project.build()
+    assert built.returncode != 0
+    for _, fragment in RAW:
+        line = line_of(text, fragment)
+        assert f"{RECORD}:{line}: ERROR: raw HTML is not allowed in a record" in built.stderr, (fragment, built.stderr)
+    lenient = sphinx(project)
+    assert lenient.returncode == 0, lenient.stderr
+    page = (project.out / "errors/demo/demo-oom.html").read_text(encoding="utf-8")
+    assert "Look" in page and not any(payload in page for payload in PAYLOADS)
+
+
+def test_raw_html_is_published_where_the_site_allows_it(project) -> None:
+    project.write("conf.py", project.CONF + "errorkb_allow_raw_html = True\n")
+    project.add_record(with_prose("```{raw} html\n<b class=\"allowed\">raw</b>\n```"))
+    built = project.build()
+    assert built.returncode == 0, built.stderr
+    assert '<b class="allowed">raw</b>' in (project.out / "errors/demo/demo-oom.html").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------
+# Files from outside the source folder
+
+
+@pytest.fixture
+def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder beside the project holding what must not be published."""
+    folder = tmp_path_factory.mktemp("outside")
+    (folder / "secret.md").write_text("# Leaked\n\nSECRET-FROM-A-GUIDE\n", encoding="utf-8")
+    (folder / "part.md").write_text("SECRET-FROM-AN-INCLUDED-PART\n", encoding="utf-8")
+    (folder / "secret.txt").write_text("SECRET-FROM-AN-INCLUDE\n", encoding="utf-8")
+    (folder / "errors" / "leaked").mkdir(parents=True)
+    (folder / "errors" / "leaked" / "demo-leak.md").write_text(
+        record_text(id="demo-leak", code="LEAK1", source="leaked").replace(PROSE, "SECRET-FROM-A-RECORD\n"))
+    return folder
+
+
+def test_a_record_that_links_out_of_the_source_folder_is_refused(project, outside: Path) -> None:
+    project.add_record()
+    (project.root / "errors/demo/demo-leak.md").symlink_to(outside / "errors/leaked/demo-leak.md")
+    (project.root / "errors/leaked").symlink_to(outside / "errors/leaked", target_is_directory=True)
+    message = "1: a symbolic link to a file outside the source folder; put the record itself here"
+    checked = errorkb(project, "check")
+    assert checked.returncode == 1
+    assert f"errors/demo/demo-leak.md:{message}" in checked.stdout.splitlines()
+    assert f"errors/leaked/demo-leak.md:{message}" in checked.stdout.splitlines()
+    built = project.build()
+    assert built.returncode != 0 and f"errors/demo/demo-leak.md:{message.replace('1: ', '1: ERROR: ')}" in built.stderr
+    assert "SECRET" not in published(project)
+
+
+def test_pages_includes_images_and_downloads_from_outside_are_not_published(project, outside: Path) -> None:
+    (project.root / "guide.md").symlink_to(outside / "secret.md")
+    up = os.path.relpath(outside, project.root / "errors/demo")
+    body = (f"```{{include}} {up}/part.md\n```\n\n```{{literalinclude}} {up}/secret.txt\n```\n\n"
+            f"![leak]({up}/secret.txt)\n\n{{download}}`leak <{up}/secret.txt>`\n")
+    text = with_prose(body)
+    project.add_record(text)
+    project.write("index.md", "# Demo\n\n```{toctree}\n:glob:\n\nerrors/*/*\n```\n")
+    built = project.build()
+    assert built.returncode != 0
+    expected = [
+        "guide.md:1: ERROR: guide.md is a symbolic link to a file outside the source folder; it is not published",
+        f"{RECORD}:{line_of(text, '{include}')}: ERROR: includes {outside}/part.md, a file outside the source folder",
+        f"{RECORD}:{line_of(text, '{literalinclude}')}: ERROR: includes {outside}/secret.txt, a file outside",
+        f"{RECORD}:{line_of(text, '![leak]')}: ERROR: ../../../",
+        f"{RECORD}:{line_of(text, '{download}')}: ERROR: ../../../",
+    ]
+    for fragment in expected:
+        assert fragment in built.stderr, (fragment, built.stderr)
+    assert sphinx(project).returncode == 0
+    assert "SECRET" not in published(project)
+    assert not (project.out / "guide.html").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Deep nesting and huge files
+
+
+@pytest.mark.parametrize("nesting", ["flow", "block"])
+def test_front_matter_nested_50000_deep_is_refused_at_its_line(project, nesting: str) -> None:
+    depth = 50_000
+    deep = "[" * depth + "]" * depth if nesting == "flow" else "\n" + "- " * depth + "x"
+    text = record_text().replace("related: []", f"related: []\nextra: {deep}")
+    project.add_record(text)
+    line = line_of(text, "extra:") + (0 if nesting == "flow" else 1)
+    message = f"{RECORD}:{line}: the front matter is nested more than 64 levels deep"
+    checked = errorkb(project, "check")
+    assert checked.returncode == 1, checked.stderr  # not a crash: -11 would be a segmentation fault
+    assert message in checked.stdout.splitlines()
+    built = project.build()
+    assert built.returncode == 1 and message.replace(": the front", ": ERROR: the front") in built.stderr
+
+
+def test_an_oversized_record_is_refused_before_it_is_parsed(project) -> None:
+    text = record_text().replace(PROSE, PROSE + ("Padding of a hostile record. " * 35 + "\n") * 51_000)
+    project.add_record(text)
+    size = len(text.encode("utf-8"))
+    assert size > 51 * 10**6
+    message = f"{RECORD}:1: the file is {size:,} bytes, more than the 262,144 a record may have (errorkb_max_record_size)"
+    checked = errorkb(project, "check")
+    assert checked.returncode == 1 and checked.stdout.splitlines() == [message]
+    built = project.build()
+    assert built.returncode == 1 and message.replace(": the file", ": ERROR: the file") in built.stderr
+
+
+def test_the_size_limit_of_records_is_the_sites_to_set(project) -> None:
+    path = project.add_record()
+    project.write("conf.py", project.CONF + 'errorkb_max_record_size = "512B"\n')
+    message = f"{RECORD}:1: the file is {path.stat().st_size:,} bytes, more than the 512 a record may have"
+    assert errorkb(project, "check").stdout.startswith(message)
+    project.write("conf.py", project.CONF + 'errorkb_max_record_size = "a lot"\n')
+    checked = errorkb(project, "check")
+    assert checked.returncode == 2 and "errorkb_max_record_size = 'a lot' is not a size such as '256K'" in checked.stderr
+    built = project.build()
+    assert built.returncode == 2 and "errorkb_max_record_size = 'a lot' is not a size such as '256K'" in built.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Interrupted builds
+
+
+STALL = """
+import os, time
+from pathlib import Path
+
+def setup(app):
+    def stall(app, pagename, *args):
+        if pagename == "errors/demo/demo-c" and os.environ.get("ERRORKB_TEST_STALL"):
+            Path(os.environ["ERRORKB_TEST_STALL"]).write_text("writing")
+            time.sleep(300)
+    app.connect("html-page-context", stall)
+"""
+
+
+def test_an_interrupted_build_leaves_the_last_site_and_the_next_build_succeeds(project) -> None:
+    project.write("conf.py", project.CONF + STALL)
+    for name in "abc":
+        project.add_record(record_text(id=f"demo-{name}", code=f"DEMO{name.upper()}").replace(
+            "could not allocate", f"{name} could not allocate"), id=f"demo-{name}")
+    assert make(project, "html").returncode == 0
+    site = project.root / "_build" / "html"
+    before = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    assert Path("errors.json") in before and Path("errors/demo/demo-c.html") in before
+
+    record = project.root / "errors/demo/demo-c.md"
+    record.write_text(record.read_text().replace("Demo device ran out of memory", "Demo device ran out, again"))
+    marker = project.root / "stalled"
+    cmd = ["make", "-s", "-f", str(Path(__file__).parents[1] / "Makefile"), "-C", str(project.root), "STAMP=",
+           f"BIN={Path(sys.executable).parent}", "html"]
+    build = subprocess.Popen(cmd, env={**os.environ, "ERRORKB_TEST_STALL": str(marker)}, start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert marker.exists(), "the build never reached the page it stalls on"
+    os.killpg(build.pid, signal.SIGINT)  # Ctrl-C in the terminal
+    build.wait(timeout=60)
+    after = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    assert after == before, "the last site changed"
+
+    rebuilt = make(project, "html")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "Demo device ran out, again" in (site / "errors/demo/demo-c.html").read_text(encoding="utf-8")
+    assert "Demo device ran out, again" in (site / "errors.json").read_text(encoding="utf-8")
+    assert {p.relative_to(site) for p in site.rglob("*") if p.is_file()} >= set(before)
+    assert sorted(p.name for p in site.parent.iterdir()) == ["doctrees", "html"]
