@@ -400,3 +400,13 @@ def test_ranking_counts_every_term_of_the_records_text(tmp_path: Path):
             for message, templates in zip(record.messages, record.templates):
                 parts += [t.literal_text for t in templates] + list(message.examples)
             assert index.bm25.docs[r] == Counter(terms("\n".join(parts)))
+
+
+def test_the_missing_error_form_is_offered_only_with_a_repository(index):
+    from errorkb.search import report_url
+
+    assert report_url("") is None and index.to_json()["report"] is None
+    form = report_url("https://github.com/example/errorkb/")
+    assert form == "https://github.com/example/errorkb/issues/new?template=missing-error.yml"
+    assert (ROOT / ".github" / "ISSUE_TEMPLATE" / form.rsplit("=", 1)[1]).is_file()
+    assert LookupIndex.from_json(json.loads(json.dumps({**index.to_json(), "report": form}))).report == form

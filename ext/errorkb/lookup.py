@@ -468,15 +468,11 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     id or alias a line names, ranked (see the module's docstring)."""
     lines = paste.lines
     words = _LineWords(lines)
-    short_listed: dict[int, list[int]] = {}  # entry -> the lines that hold its key
-    named: dict[int, list[Name]] = {}  # line -> the names whose last word it holds
+    holding: dict[bytes, list[int]] = {}  # key -> the lines that hold it
     for i, keys in words.holding(index.keys):
-        for key in keys.intersection(index.by_key):
-            for e in index.by_key[key]:
-                short_listed.setdefault(e, []).append(i)
-        names = [n for key in keys.intersection(index.by_name_word) for n in index.by_name_word[key]]
-        if names:
-            named[i] = names
+        for key in keys:
+            holding.setdefault(key, []).append(i)
+    short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
     if index.always:
         flat = "\n".join(lines)
         starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
@@ -489,6 +485,10 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
                 at = flat.find(run, at + 1)
     matcher = _Matcher(index, paste, words)
     hits = [h for e, found in short_listed.items() for h in matcher.hits(e, found)]
+    named: dict[int, list[Name]] = {}  # line -> the names whose last word it holds
+    for key in holding.keys() & index.by_name_word.keys():
+        for i in holding[key]:
+            named.setdefault(i, []).extend(index.by_name_word[key])
     exact = [h for h in hits if h.standing > MENTION]
     matched = {i for h in exact for i in range(h.line, h.line + h.lines)}
     for i, names in named.items():

@@ -19,6 +19,7 @@
   const WORD_CHAR = /[A-Za-z0-9_]/;
   const ALL_DIGITS = /^[0-9]+$/;
   const BLANK = /^[ \t\n\r\x0b\x0c]*$/;
+  const NON_ASCII = /[^\x00-\x7f]/;
 
   /* ---- characters, not UTF-16 units ------------------------------------------------------- */
 
@@ -221,9 +222,11 @@
         byNameWord.get(last).push(name);
       }
     });
+    const keys = new Set(byKey.keys());
+    for (const key of byNameWord.keys()) keys.add(key);
     return { records: records, words: words, templates: templates, patterns: data.patterns, rx: rx,
       limits: data.limits, k1: data.bm25[0], b: data.bm25[1], report: data.report,
-      byKey: byKey, always: always, names: names, byNameWord: byNameWord, bm25: null };
+      byKey: byKey, always: always, names: names, byNameWord: byNameWord, keys: keys, bm25: null };
   }
 
   // Compiled on first use: a search compiles only the templates it short-lists.
@@ -274,7 +277,8 @@
 
   function looksBinary(index, paste) {
     const odd = paste.length - paste.replace(index.rx.notText, "").length;
-    return odd > chars(paste) / 2;
+    // A character takes one or two units of a string: counting them is needed only near the edge.
+    return odd * 4 > paste.length && odd > chars(paste) / 2;
   }
 
   function normalise(index, paste) {
@@ -333,7 +337,9 @@
     return { matches: matches.slice(0, top), notices: norm.notices };
   }
 
+  // The words of a line, lower case (ASCII letters only, as Python's side does).
   function lineWords(line) {
+    if (!NON_ASCII.test(line)) return line.toLowerCase().match(WORDS) || [];
     const found = line.match(WORDS);
     if (!found) return [];
     for (let k = 0; k < found.length; k++) found[k] = found[k].toLowerCase();
@@ -347,24 +353,20 @@
       if (!wordSets.has(i)) wordSets.set(i, new Set(lineWords(lines[i])));
       return wordSets.get(i);
     }
-    const shortListed = new Map();  // entry -> the lines that hold its key
-    const named = new Map();  // line -> the names whose last word it holds
+    const holding = new Map();  // key -> the lines that hold it
     for (let i = 0; i < lines.length; i++) {
       if (!lines[i]) continue;
-      let names = null;
-      for (const w of new Set(lineWords(lines[i]))) {
-        const keyed = index.byKey.get(w);
-        if (keyed) {
-          for (const e of keyed) {
-            if (!shortListed.has(e)) shortListed.set(e, []);
-            shortListed.get(e).push(i);
-          }
-        }
-        const byName = index.byNameWord.get(w);
-        if (byName) names = (names || []).concat(byName);
+      const found = lineWords(lines[i]);
+      for (let k = 0; k < found.length; k++) {
+        const w = found[k];
+        if (!index.keys.has(w)) continue;
+        let list = holding.get(w);
+        if (!list) holding.set(w, list = []);
+        if (list[list.length - 1] !== i) list.push(i);
       }
-      if (names) named.set(i, names);
     }
+    const shortListed = new Map();  // entry -> the lines that hold its key
+    for (const [key, found] of holding) for (const e of index.byKey.get(key) || []) shortListed.set(e, found);
     if (index.always.length) {
       const flat = lines.join("\n");
       const starts = [0];
@@ -386,6 +388,11 @@
     const searched = new Map();  // the same text is searched once per template
     const hits = [];
     for (const [e, found] of shortListed) templateHits(index, paste, e, found, wordsOf, searched, hits);
+    const named = new Map();  // line -> the names whose last word it holds
+    for (const [key, found] of holding) {
+      const names = index.byNameWord.get(key);
+      if (names) for (const i of found) named.set(i, (named.get(i) || []).concat(names));
+    }
     const exact = hits.filter(function (h) { return h.standing > MENTION; });
     const matched = new Set();
     for (const h of exact) for (let k = h.line; k < h.line + h.lines; k++) matched.add(k);
@@ -413,10 +420,17 @@
         span: [m.index, m.index + m[0].length], standing: standing(index, paste, first, text, m.index),
         named: false, spec: entry.spec, order: e, m: m });
     }
+    function holdsRuns(text, other) {
+      for (const run of entry.runs) if (!text.includes(run) && !(other && other.includes(run))) return false;
+      return true;
+    }
+    function holdsWords(a, b) {
+      for (const w of entry.wordsOf) if (!wordsOf(a).has(w) && !(b >= 0 && wordsOf(b).has(w))) return false;
+      return true;
+    }
     for (const i of new Set(shortListed)) {
       const text = lines[i];
-      if (entry.runs.every(function (r) { return text.includes(r); }) &&
-          entry.wordsOf.every(function (w) { return wordsOf(i).has(w); })) {
+      if (holdsRuns(text, null) && holdsWords(i, -1)) {
         const found = search(text);
         if (found.length) {
           for (const m of found) hit(i, 1, text, m);
@@ -426,9 +440,9 @@
       for (const first of [i - 1, i]) {
         const other = first === i ? i + 1 : first;
         if (first < 0 || other >= lines.length || tried.has(first) || !lines[other].trim()) continue;
-        if (!entry.runs.every(function (r) { return text.includes(r) || lines[other].includes(r); })) continue;
+        if (!holdsRuns(text, lines[other])) continue;
         tried.add(first);
-        if (!entry.wordsOf.every(function (w) { return wordsOf(first).has(w) || wordsOf(first + 1).has(w); })) continue;
+        if (!holdsWords(first, first + 1)) continue;
         const joined = lines[first] + " " + lines[first + 1];
         const join = lines[first].length;
         for (const m of search(joined)) if (m.index < join && join < m.index + m[0].length - 1) hit(first, 2, joined, m);
