@@ -33,6 +33,9 @@ RECORDS = {
          ["Resource exhausted: OOM when allocating tensor with shape[1,512,647,3] and type float on "
           "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu"]),
     ]),
+}
+# Found by their codes: one of digits only, one that starts with digits.
+CODED = {
     "demo-db-clients": ("db", "53300", "Demo database refused another client", [
         ("sorry, too many clients already", ["FATAL:  sorry, too many clients already"]),
     ]),
@@ -43,7 +46,7 @@ RECORDS = {
 
 
 def record_markdown(id_: str) -> str:
-    source, code, title, messages, *aliases = RECORDS[id_]
+    source, code, title, messages, *aliases = {**RECORDS, **CODED}[id_]
     lines = ["messages:"]
     for template, examples in messages:
         lines.append(f"  - template: {json.dumps(template)}")
@@ -61,9 +64,9 @@ def record_markdown(id_: str) -> str:
     return text
 
 
-def write_records(root: Path) -> Path:
-    """Write every record under ``root/errors``; return that folder."""
-    for id_, (source, *_rest) in RECORDS.items():
+def write_records(root: Path, coded: bool = True) -> Path:
+    """Write every record (``coded``: those of CODED too) under ``root/errors``; return that folder."""
+    for id_, (source, *_rest) in ({**RECORDS, **CODED} if coded else RECORDS).items():
         path = root / "errors" / source / f"{id_}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(record_markdown(id_), encoding="utf-8")

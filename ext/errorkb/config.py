@@ -23,6 +23,10 @@ OPTIONS: tuple[Option, ...] = (
            "Run the snippets during every build, so pages show real statuses (results are cached); "
            "False shows cached results only. ``-b examples`` always runs them.", ""),
     Option("errorkb_base_url", "", (str,), "Public URL of the site, used in absolute links (sitemap, Open Graph).", "html"),
+    Option("errorkb_repository_url", "", (str,),
+           "The site's GitHub repository (https://github.com/OWNER/REPO): a paste that matches nothing is offered "
+           "its missing-error issue form (.github/ISSUE_TEMPLATE/missing-error.yml), prefilled; empty: no such link.",
+           "html"),
 )
 
 

@@ -1,5 +1,6 @@
 """Browser fixtures: a built demo site (paste box and catalogue table on its landing page) served
-on 127.0.0.1, and Debian's Chromium under Playwright.
+on 127.0.0.1, every request it receives recorded (``requests_seen``), and Debian's Chromium
+under Playwright.
 
 Test modules load them with ``pytest_plugins = ["browser_site"]``, so that every module shares one
 site and one browser (a module importing them would get its own copies, and Playwright's
@@ -30,26 +31,43 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 INDEX = ("# Demo errors\n\n```{errorkb-paste}\n```\n\n## All errors\n\n```{err:catalogue}\n```\n\n"
          "```{toctree}\n:glob:\n\nerrors/*/*\n```\n")
+REPOSITORY = "https://github.com/example/errorkb"
 
 
 @pytest.fixture(scope="session")
 def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = Project(tmp_path_factory.mktemp("site"))
+    project.write("conf.py", Project.CONF + f"errorkb_repository_url = {REPOSITORY!r}\n")
     project.write("index.md", INDEX)
-    write_records(project.root)
+    write_records(project.root, coded=False)
     result = project.build()
     assert result.returncode == 0, result.stderr
     return project.out
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+class _RecordingHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site and keeps each request's line and headers, as a server's log would."""
+
+    seen: list[str] = []
+
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def parse_request(self) -> bool:
+        ok = super().parse_request()
+        self.seen.append(self.requestline + "\n" + str(self.headers))
+        return ok
+
+
+@pytest.fixture(scope="session")
+def requests_seen() -> list[str]:
+    """Every request the demo site's server has received, line and headers."""
+    return _RecordingHandler.seen
 
 
 @pytest.fixture(scope="session")
 def base_url(demo_site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(demo_site))
+    handler = functools.partial(_RecordingHandler, directory=str(demo_site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
