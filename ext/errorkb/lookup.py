@@ -10,11 +10,12 @@ reads.  ``lookup`` runs one paste:
    characters (zero-width, bidi marks) removed, Unicode spaces made plain spaces, cut into lines,
    common log prefixes (timestamps, ``[rank3]:``, glog headers, ``container |``) dropped, lines
    longer than ``MAX_LINE_CHARS`` cut.  It is refused as binary only when most of it is not text.
-2. Every line, and every pair of adjacent lines joined with one space (a wrapped message), is
-   matched exactly.  A template is tried on a line only when the line holds its rarest literal
-   word (lowest document frequency over all templates), all its other words and all its literal
-   runs; templates are linear (``templates.py``), so the whole search is linear in the paste.
-   Every occurrence counts; a pair counts only for a match that crosses the join.
+2. Every line is matched exactly, and, where a line alone gives a template nothing, so is the
+   line joined with one space to the line before or after it (a wrapped message), for a match
+   that crosses the join.  A template is tried on a line only when the line holds its rarest
+   literal word (lowest document frequency over all templates; the longest literal run where it
+   has no whole word), all its other words and all its literal runs; templates are linear
+   (``templates.py``), so the whole search is linear in the paste.  Every occurrence counts.
 3. Each occurrence gets a standing from what precedes it in its line: an *error line* when an
    exception class or status label (``RuntimeError:``, ``RESOURCE_EXHAUSTED:``) or a log level
    (``ERROR``, ``FATAL``, glog's ``E``/``F``) comes before it, or nothing does; a *mention* when,
@@ -28,9 +29,8 @@ reads.  ``lookup`` runs one paste:
 5. Exact matches rank records named in the paste first, then by specificity (the template's
    literal characters), then standing (error lines first), then position.  Each record comes
    once, at its best occurrence in the same order, a template's match before its name and the
-   last occurrence among equals.  When nothing matches
-   exactly, records are ranked by BM25 over their literal words, titles, codes, ids and
-   examples and labelled closest, not exact.
+   last occurrence among equals.  When nothing matches exactly, records are ranked by BM25 over
+   their literal words, titles, codes, ids and examples and labelled closest, not exact.
 
 Nothing here imports Sphinx.
 """
@@ -127,7 +127,7 @@ def _table(ranges: tuple[tuple[int, int], ...], to: str | None) -> dict[int, str
 
 _ANSI = re.compile(PATTERNS["ansi"])
 _PREFIX = re.compile(PATTERNS["prefix"], re.M)
-_LATER_PREFIX = re.compile("\n" + PATTERNS["prefix"].removeprefix("^"))  # found by its line end, faster
+_LATER_PREFIX = re.compile("\n" + PATTERNS["prefix"].removeprefix("^"))  # the same after a line end: found faster
 _MARKER = re.compile(PATTERNS["marker"])
 _ERROR_NAME = re.compile(PATTERNS["error_name"])
 _HINT = re.compile(PATTERNS["hint"])

@@ -16,7 +16,10 @@
   const HANDED = "errorkb-paste";  // session storage key of the landing page's box
   const MAX_FRAGMENT = 200000;  // longer pastes are searched but not kept in the address
   const MAX_REPORT = 4000;  // characters of the paste prefilled in the issue form (its end)
+  // A search is linear in the paste; this only stops one that cannot finish (a slow machine
+  // given the largest paste takes a few seconds).
   const TIME_LIMIT_MS = 10000;
+  const TIME_PER_MB_MS = 2000;
   let worker = null;
   let jobs = 0;
   let watchdog = null;
@@ -94,7 +97,7 @@
       worker = null;
       list.dataset.state = "done";
       setStatus("The search took too long and was stopped; paste just the error lines.");
-    }, TIME_LIMIT_MS);
+    }, TIME_LIMIT_MS + TIME_PER_MB_MS * q.length / 1e6);
     worker.postMessage({ id: jobs, q: q, top: 5, indexUrl: indexUrl });
   }
 
