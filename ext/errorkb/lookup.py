@@ -38,6 +38,7 @@ Nothing here imports Sphinx.
 from __future__ import annotations
 
 import bisect
+import collections
 import dataclasses
 import functools
 import itertools
@@ -45,7 +46,7 @@ import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .templates import WORD, Template, Value, compile_template, js_patterns, parse
 
@@ -59,6 +60,9 @@ MAX_PASTE = 10 * 1024 * 1024
 MAX_LINES = 200_000
 #: Longest line searched; longer lines are cut.
 MAX_LINE_CHARS = 2000
+#: Lines short-listing a template beyond which its longest literal run is looked for in the
+#: whole paste at once (one fast scan) rather than in each of them.
+SCAN_FROM = 1000
 #: BM25 parameters of the closest-match ranking.
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -138,7 +142,6 @@ _NOT_TEXT = _table(NOT_TEXT, None)
 _TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
 _BLANK = re.compile(r"[ \t\n\r\x0b\x0c]*")
-_ALL_DIGITS = re.compile(r"[0-9]+")
 # Bytes of UTF-8 text to its words: ASCII letters lower case, digits and '_' kept, line ends
 # kept, every other byte a space (a non-ASCII character ends a word, as WORD says).
 _TO_WORDS = bytes(
@@ -174,18 +177,19 @@ class Entry:
 
     @functools.cached_property
     def runs(self) -> tuple[str, ...]:
-        """Literal runs without blanks, longest first: every matching line contains each."""
+        """Literal runs without blanks, every one of which a matching line contains; the least
+        likely in a log first (the longest, a character other than a lower-case letter counting
+        thrice), the one looked for across a whole paste."""
         segments, _ = parse(self.text)
         runs = {run for s in segments if isinstance(s, str) for run in s.split()}
-        return tuple(sorted(runs, key=lambda r: (-len(r), r)))
+        return tuple(sorted(runs, key=lambda r: (-sum(1 if "a" <= c <= "z" else 3 for c in r), r)))
 
     @property
     def specificity(self) -> int:
         return self.template.specificity
 
 
-@dataclasses.dataclass(frozen=True)
-class Name:
+class Name(NamedTuple):
     """A record's code, id or alias, found when a line names it."""
 
     record: int
@@ -194,7 +198,7 @@ class Name:
 
     @property
     def digits(self) -> bool:
-        return _ALL_DIGITS.fullmatch(self.text) is not None
+        return self.text.isdigit()  # a name is ASCII (_TOKEN)
 
 
 @dataclasses.dataclass
@@ -222,17 +226,21 @@ class LookupIndex:
                 self.always.append(i)
             else:
                 self.by_key.setdefault(entry.key.encode(), []).append(i)
-        self.names: dict[str, list[Name]] = {}  # folded name -> names
-        self.by_name_word: dict[bytes, list[Name]] = {}  # its last word -> names
-        for r, rec in enumerate(self.records):
-            for text in dict.fromkeys([rec["id"], rec["code"], *rec["aliases"]]):
-                if not text or not _TOKEN.fullmatch(text):
-                    continue
-                name = Name(r, text, text.lower())
-                self.names.setdefault(name.folded, []).append(name)
-                last = WORD.findall(name.folded)[-1].encode()
-                self.by_name_word.setdefault(last, []).append(name)
+        # Each record by the last word of its id, code and aliases, worked out in bulk: an index
+        # is read by every `errorkb lookup --index`, for thousands of records.
+        named = [(r, text) for r, rec in enumerate(self.records) for text in (rec["id"], rec["code"], *rec["aliases"])
+                 if text]
+        folded = "\n".join(text for _, text in named).lower().replace("-", ".").encode("utf-8", "surrogatepass")
+        self.by_name_word: dict[bytes, list[int]] = collections.defaultdict(list)
+        for (r, _), name in zip(named, folded.split(b"\n")):
+            self.by_name_word[name.rpartition(b".")[2]].append(r)
         self.keys = frozenset(self.by_key) | frozenset(self.by_name_word)
+
+    def names_of(self, r: int) -> list[Name]:
+        """Record ``r``'s code, id and aliases that can be written in a line."""
+        rec = self.records[r]
+        return [Name(r, text, text.lower()) for text in dict.fromkeys([rec["id"], rec["code"], *rec["aliases"]])
+                if text and _TOKEN.fullmatch(text)]
 
     @functools.cached_property
     def bm25(self) -> Bm25:
@@ -267,7 +275,7 @@ class LookupIndex:
             rows[e.record][6].append([e.text, e.key])
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, **PATTERNS}
         return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text,
-                "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS},
+                "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}
 
     @classmethod
@@ -472,27 +480,19 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     for i, keys in words.holding(index.keys):
         for key in keys:
             holding.setdefault(key, []).append(i)
-    short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
-    if index.always:
-        flat = "\n".join(lines)
-        starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
-        for e in index.always:
-            run = index.entries[e].runs[0]
-            found = short_listed[e] = []
-            at = flat.find(run)
-            while at >= 0:
-                found.append(bisect.bisect_right(starts, at) - 1)
-                at = flat.find(run, at + 1)
     matcher = _Matcher(index, paste, words)
+    short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
+    for e in index.always:
+        short_listed[e] = matcher.lines_holding(index.entries[e].runs[0])
     hits = [h for e, found in short_listed.items() for h in matcher.hits(e, found)]
-    named: dict[int, list[Name]] = {}  # line -> the names whose last word it holds
+    named: dict[int, set[int]] = {}  # line -> the records one of whose names ends with a word it holds
     for key in holding.keys() & index.by_name_word.keys():
         for i in holding[key]:
-            named.setdefault(i, []).extend(index.by_name_word[key])
+            named.setdefault(i, set()).update(index.by_name_word[key])
     exact = [h for h in hits if h.standing > MENTION]
     matched = {i for h in exact for i in range(h.line, h.line + h.lines)}
-    for i, names in named.items():
-        exact += _name_hits(index, paste, i, names, i in matched)
+    for i, records in named.items():
+        exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched)
     return _rank(index, exact)
 
 
@@ -522,6 +522,24 @@ class _Matcher:
     def __init__(self, index: LookupIndex, paste: Paste, words: _LineWords):
         self.index, self.paste, self.words = index, paste, words
         self.searched: dict[tuple[int, str], list[re.Match[str]]] = {}
+        self.holding_run: dict[str, list[int]] = {}
+
+    @functools.cached_property
+    def flat(self) -> tuple[str, list[int]]:
+        """The paste's lines as one text, and where each line starts in it."""
+        lines = self.paste.lines
+        return "\n".join(lines), list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+
+    def lines_holding(self, run: str) -> list[int]:
+        """The lines that contain ``run`` (once per copy), found in one scan of the paste."""
+        if run not in self.holding_run:
+            flat, starts = self.flat
+            found = self.holding_run[run] = []
+            at = flat.find(run)
+            while at >= 0:
+                found.append(bisect.bisect_right(starts, at) - 1)
+                at = flat.find(run, at + 1)
+        return self.holding_run[run]
 
     def search(self, e: int, text: str) -> list[re.Match[str]]:
         found = self.searched.get((e, text))
@@ -533,6 +551,9 @@ class _Matcher:
         """Every occurrence of entry ``e`` in a short-listed line; where the line alone gives
         none, in it joined to the line before or after, crossing the join."""
         entry, lines, words = self.index.entries[e], self.paste.lines, self.words
+        if len(short_listed) > SCAN_FROM:  # keep the lines near a copy of its longest literal run
+            near = {j + step for j in self.lines_holding(entry.runs[0]) for step in (-1, 0, 1)}
+            short_listed = [i for i in short_listed if i in near]
         hits: list[Hit] = []
         tried: set[int] = set()  # first lines of the pairs tried
 
@@ -565,7 +586,9 @@ def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matc
     """The names of ``names`` that line ``i`` writes as a token or the end of a dotted one; on a
     ``matched`` line (a template matched it), not a name that labels the message (``Name:``),
     such as an exception class that many errors share."""
-    wanted = {n.folded for n in names}
+    wanted: dict[str, list[Name]] = {}
+    for name in names:
+        wanted.setdefault(name.folded, []).append(name)
     text = paste.lines[i]
     hits = []
     for m in _TOKEN.finditer(text):
@@ -575,7 +598,7 @@ def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matc
         at = 0
         while True:
             if token[at:] in wanted:
-                for name in index.names[token[at:]]:
+                for name in wanted[token[at:]]:
                     if name.digits and not paste.one_line:
                         continue
                     start = m.start() + at

@@ -148,7 +148,13 @@
     const runs = Array.from(new Set([].concat.apply([], segments.map(function (seg) {
       return typeof seg === "string" ? seg.split(/\s+/).filter(Boolean) : [];
     }))));
-    runs.sort(function (a, b) { return b.length - a.length || (a < b ? -1 : a > b ? 1 : 0); });
+    // The least likely in a log first (lookup.Entry.runs).
+    function weight(run) {
+      let w = 0;
+      for (const c of run) w += c >= "a" && c <= "z" ? 1 : 3;
+      return w;
+    }
+    runs.sort(function (a, b) { return weight(b) - weight(a) || (a < b ? -1 : a > b ? 1 : 0); });
     return { js: source, names: names, types: types, spec: spec, literal: literal, words: wholeWords(parsed),
       runs: runs };
   }
@@ -225,7 +231,7 @@
     const keys = new Set(byKey.keys());
     for (const key of byNameWord.keys()) keys.add(key);
     return { records: records, words: words, templates: templates, patterns: data.patterns, rx: rx,
-      limits: data.limits, k1: data.bm25[0], b: data.bm25[1], report: data.report,
+      limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], report: data.report,
       byKey: byKey, always: always, names: names, byNameWord: byNameWord, keys: keys, bm25: null };
   }
 
@@ -367,27 +373,40 @@
     }
     const shortListed = new Map();  // entry -> the lines that hold its key
     for (const [key, found] of holding) for (const e of index.byKey.get(key) || []) shortListed.set(e, found);
-    if (index.always.length) {
-      const flat = lines.join("\n");
-      const starts = [0];
-      for (const line of lines) starts.push(starts[starts.length - 1] + line.length + 1);
-      for (const e of index.always) {
-        const run = compiled(index, e).runs[0];
+    let flat = null;  // the lines as one text, and where each starts in it
+    const holdingRun = new Map();
+    function linesHolding(run) {  // the lines that contain run (once per copy), in one scan
+      if (!holdingRun.has(run)) {
+        if (!flat) {
+          const starts = [0];
+          for (const line of lines) starts.push(starts[starts.length - 1] + line.length + 1);
+          flat = { text: lines.join("\n"), starts: starts };
+        }
         const found = [];
-        shortListed.set(e, found);
-        for (let at = flat.indexOf(run); at >= 0; at = flat.indexOf(run, at + 1)) {
-          let lo = 0, hi = starts.length - 1;
+        for (let at = flat.text.indexOf(run); at >= 0; at = flat.text.indexOf(run, at + 1)) {
+          let lo = 0, hi = flat.starts.length - 1;
           while (lo < hi) {  // the last start <= at
             const mid = (lo + hi + 1) >> 1;
-            if (starts[mid] <= at) lo = mid; else hi = mid - 1;
+            if (flat.starts[mid] <= at) lo = mid; else hi = mid - 1;
           }
           found.push(lo);
         }
+        holdingRun.set(run, found);
       }
+      return holdingRun.get(run);
     }
+    for (const e of index.always) shortListed.set(e, linesHolding(compiled(index, e).runs[0]));
     const searched = new Map();  // the same text is searched once per template
     const hits = [];
-    for (const [e, found] of shortListed) templateHits(index, paste, e, found, wordsOf, searched, hits);
+    for (const [e, found] of shortListed) {
+      let lines = found;
+      if (found.length > index.scanFrom) {  // keep the lines near a copy of its longest literal run
+        const near = new Set();
+        for (const j of linesHolding(compiled(index, e).runs[0])) { near.add(j - 1); near.add(j); near.add(j + 1); }
+        lines = found.filter(function (i) { return near.has(i); });
+      }
+      templateHits(index, paste, e, lines, wordsOf, searched, hits);
+    }
     const named = new Map();  // line -> the names whose last word it holds
     for (const [key, found] of holding) {
       const names = index.byNameWord.get(key);
