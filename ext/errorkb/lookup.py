@@ -476,10 +476,7 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     id or alias a line names, ranked (see the module's docstring)."""
     lines = paste.lines
     words = _LineWords(lines)
-    holding: dict[bytes, list[int]] = {}  # key -> the lines that hold it
-    for i, keys in words.holding(index.keys):
-        for key in keys:
-            holding.setdefault(key, []).append(i)
+    holding = words.holding(index.keys)  # key -> the lines that hold it
     matcher = _Matcher(index, paste, words)
     short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
     for e in index.always:
@@ -504,11 +501,18 @@ class _LineWords:
         self.split = encoded.split(b"\n")
         self.sets: dict[int, set[bytes]] = {}
 
-    def holding(self, keys: frozenset[bytes]) -> Iterator[tuple[int, frozenset[bytes]]]:
-        """(line, the keys it holds) for each line holding one of ``keys``."""
+    def holding(self, keys: frozenset[bytes]) -> dict[bytes, list[int]]:
+        """The lines that hold each of ``keys`` that the paste holds."""
+        found: dict[bytes, list[int]] = {}
+        isdisjoint, intersection = keys.isdisjoint, keys.intersection
         for i, line in enumerate(self.split):
-            if line and not keys.isdisjoint(listed := line.split()):
-                yield i, keys.intersection(listed)
+            if line and not isdisjoint(words := line.split()):
+                for key in intersection(words):
+                    if key in found:
+                        found[key].append(i)
+                    else:
+                        found[key] = [i]
+        return found
 
     def __getitem__(self, i: int) -> set[bytes]:
         if i not in self.sets:
