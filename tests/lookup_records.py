@@ -1,5 +1,6 @@
 """A small catalogue for the lookup tests: generic and specific templates, a wrapped message,
-a whole-line message, placeholders of several types."""
+a whole-line message, placeholders of several types, and records found by their codes (one of
+digits only, one starting with digits) and aliases."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 from conftest import record_text
 
-# id -> (source, code, title, [(template, [examples])])
+# id -> (source, code, title, [(template, [examples])], aliases)
 RECORDS = {
     "demo-cuda-generic": ("demo", "DCG", "Demo CUDA allocation failed", [
         ("CUDA out of memory. Tried to allocate {requested:size}",
@@ -23,7 +24,7 @@ RECORDS = {
     "demo-hbm-limit": ("chip", "NCC_DEMO1", "Demo compiler peak exceeds the chip's HBM", [
         ("Maximum peak HBM usage of {used:size} exceeds HBM limit of {limit:size} for {chip:identifier}.",
          ["[NCC_DEMO1] Maximum peak HBM usage of 28.44GB exceeds HBM limit of 24.00GB for Trn2."]),
-    ]),
+    ], ["XCG815", "demo.DeviceOutOfMemoryError"]),
     "demo-killed": ("host", None, "Demo process killed by the kernel", [
         ("^Killed$", ["Killed"]),
     ]),
@@ -33,28 +34,39 @@ RECORDS = {
           "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu"]),
     ]),
 }
+# Found by their codes: one of digits only, one that starts with digits.
+CODED = {
+    "demo-db-clients": ("db", "53300", "Demo database refused another client", [
+        ("sorry, too many clients already", ["FATAL:  sorry, too many clients already"]),
+    ]),
+    "demo-db-relation": ("db", "42P01", "Demo database table is missing", [
+        ("relation {name:quoted} does not exist", ['ERROR:  relation "users" does not exist']),
+    ]),
+}
 
 
 def record_markdown(id_: str) -> str:
-    source, code, title, messages = RECORDS[id_]
+    source, code, title, messages, *aliases = {**RECORDS, **CODED}[id_]
     lines = ["messages:"]
     for template, examples in messages:
         lines.append(f"  - template: {json.dumps(template)}")
         lines.append("    examples:")
         lines += [f"      - {json.dumps(e)}" for e in examples]
-    text = record_text(id=id_, code=code or "", source=source)
+    text = record_text(id=id_, code=json.dumps(code) if code else "", source=source)
     head, rest = text.split("messages:\n", 1)
     rest = rest.split("related:", 1)[1]
     text = head + "\n".join(lines) + "\nrelated:" + rest
     text = text.replace("title: Demo device ran out of memory", f"title: {title}")
+    if aliases:
+        text = text.replace("related: []", f"related: []\naliases: {json.dumps(aliases[0])}")
     if code is None:
         text = text.replace("code: \n", "")
     return text
 
 
-def write_records(root: Path) -> Path:
-    """Write every record under ``root/errors``; return that folder."""
-    for id_, (source, *_rest) in RECORDS.items():
+def write_records(root: Path, coded: bool = True) -> Path:
+    """Write every record (``coded``: those of CODED too) under ``root/errors``; return that folder."""
+    for id_, (source, *_rest) in ({**RECORDS, **CODED} if coded else RECORDS).items():
         path = root / "errors" / source / f"{id_}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(record_markdown(id_), encoding="utf-8")

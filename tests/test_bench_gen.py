@@ -56,8 +56,9 @@ def test_short_list_finds_what_every_template_finds(tmp_path: Path) -> None:
     """Generic templates (placeholders at word edges, whole-line, text) are still tried."""
     records = generate(40, seed=5)
     pool = [e for r in records for m in r.messages for e in m.examples]
-    generic = ["failed to {op:identifier} {requested:size} in", "^Killed$", "{x:text}memory", "pool exhausted",
-               "could not {op:identifier} {b:identifier} buffer", "free of {capacity:size})", "{a:int}: "]
+    generic = ["memory ({free:size} free of", "^Killed$", "failed to {op:identifier} {x:text}memory ({f:size} free",
+               "pool exhausted", "could not {op:identifier} {b:identifier} buffer", "exhausted while {verb:identifier} {program:identifier};",
+               "step_{a:int}; used"]
     for record, text in zip(records, generic):
         template = compile_template(text)
         record.messages[0].template = text

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from errorkb.cli import main
 from errorkb.records import RecordError, load_record
 from errorkb.scaffold import first_template, pick_line, scaffold
-from errorkb.templates import compile_template
+from errorkb.templates import build, compile_template, parse, prove_linear
 
 PASTE = "DemoError: could not allocate 2.00 GiB on device 0 (1.50 GiB free) for tensor [8, 1024] in /tmp/run/model.pt"
 NEW = ["new", "--id", "demo-alloc", "--code", "DEMO9", "--source", "demo", "--title", "Demo allocation failed"]
@@ -163,7 +163,7 @@ def test_new_asks_in_a_terminal(project):
         ("allocate 512 bytes on device 1", "allocate {size:size} on device {int:int}"),
         ("ratio 0.93 over 1e-3 limit", "ratio {float:float} over {float2:float} limit"),
         ("shape [8, 1024] and (32, 3, 224, 224) wanted", "shape {shape:shape} and {shape2:shape} wanted"),
-        ("at 0x7f3a00 from ~/data/train.json:", "at {hex:hex} from {path:path}:"),
+        ("read at 0x7f3a00 from ~/data/train.json:", "read at {hex:hex} from {path:path}:"),
         ("buffer 'u8[1024]{0}' too big", "buffer {quoted:quoted} too big"),
         ("literal {braces} stay E1000 xla_2 v5e", "literal {{braces}} stay E1000 xla_2 v5e"),
         ("count 1,024 items", "count {int:int} items"),
@@ -177,11 +177,17 @@ def test_first_template_types_each_variable_part(message, template):
 @settings(max_examples=150, deadline=10_000, database=None)
 @given(st.text(min_size=1, max_size=200).filter(lambda m: any(c.isascii() and c.isalpha() for c in m) and "TODO:" not in m))
 def test_any_paste_gives_a_record_whose_only_problems_are_its_markers(paste):
-    """The first template compiles and matches the paste, and the YAML holds the paste as is."""
+    """The first template is linear and matches the paste, and the YAML holds the paste as is;
+    a paste too generic to name its error (``out of memory``) is left for the author to narrow."""
     message, _ = pick_line(paste)
-    assert compile_template(first_template(message)).matches(message)
+    template = first_template(message)
+    segments, whole_line = parse(template)
+    prove_linear(segments, whole_line)
+    assert build(template, segments, whole_line).matches(message)
     text = scaffold("demo-alloc", "", "demo", "Demo allocation failed", message)
     with pytest.raises(RecordError) as refused:
         load_record(Path("errors/demo/demo-alloc.md"), text)
-    assert {p.message.split(":")[0] for p in refused.value.problems} == {"unfilled scaffold placeholder"}
+    problems = {p.message.split(":")[0] for p in refused.value.problems}
+    generic = {"messages[0].template"} if "matches almost anything" in str(refused.value) else set()
+    assert problems == {"unfilled scaffold placeholder"} | generic
     assert yaml.safe_load(text.split("---\n")[1])["messages"][0]["examples"] == [message]

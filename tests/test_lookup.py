@@ -1,15 +1,18 @@
-"""The paste lookup engine: exact matching, ranking, fallback, values and bad input."""
+"""The paste lookup engine: exact matching, ranking, codes, fallback, values and bad input."""
 
 from __future__ import annotations
 
 import json
-from collections import Counter
+import random
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from errorkb.lookup import LookupIndex, build_index, explain, lookup, normalise, terms, whole_words
+from errorkb import lookup as engine
+from errorkb.lookup import (ERROR, MENTION, OTHER, LookupIndex, build_index, explain, lookup, normalise, standing,
+                            terms, whole_words)
 from errorkb.records import load_catalogue
 from errorkb.templates import Value, compile_template
 from conftest import ROOT
@@ -47,7 +50,7 @@ def test_more_specific_template_ranks_first(index):
     assert ids(lookup(index, "CUDA out of memory. Tried to allocate 2.00 MiB")) == ["demo-cuda-generic"]
 
 
-def test_each_error_of_a_paste_is_returned_in_order_of_specificity_then_position(index):
+def test_each_error_of_a_paste_is_returned_in_order_of_specificity_at_its_last_occurrence(index):
     paste = "\n".join([
         "step 1", "Killed", "2020-11-28 09:40:14.685870: W op_kernel.cc:1763] OP_REQUIRES failed at cast_op.cc:109 : "
         "Resource exhausted: OOM when allocating tensor with shape[1,512,647,3] and type float on "
@@ -56,7 +59,7 @@ def test_each_error_of_a_paste_is_returned_in_order_of_specificity_then_position
     result = lookup(index, paste)
     assert ids(result) == ["demo-tensor-oom", "demo-killed"]
     assert all(m.exact for m in result.matches)
-    assert result.matches[1].line == 1  # the first of the two 'Killed' lines
+    assert result.matches[1].line == 3  # the last of the two 'Killed' lines
     assert result.matches[0].values["shape"].text == "[1,512,647,3]"
 
 
@@ -79,8 +82,7 @@ def test_ansi_codes_and_log_prefixes_do_not_get_in_the_way(index):
              "web-1  | Killed\r\n")
     result = lookup(index, paste)
     assert ids(result) == ["demo-cuda-generic", "demo-killed"]
-    lines, _ = normalise("2024-Jul-30 14:22:30.244701 [rank0]: Killed")
-    assert lines[0].text == "Killed"
+    assert normalise("2024-Jul-30 14:22:30.244701 [rank0]: Killed").lines == ["Killed"]
 
 
 def test_no_break_spaces_from_a_web_page_still_match(index):
@@ -105,12 +107,13 @@ def test_short_listing_keeps_only_whole_words():
     template = compile_template("CUDA{n:int} ran out of memory on device {d:device}")
     assert whole_words(template) == ("device", "memory", "out", "ran")  # "CUDA" is glued to the number
     assert whole_words(compile_template("^Killed$")) == ("killed",)
-    # The rarest word is the key; a template without whole words is tried on every line.
+    # The rarest word is the key; a template without whole words is found by its longest
+    # literal run, inside a word too.
     index = build_index_from({"a": "Ran out of memory {x:int}", "b": "out of memory {x:int} again",
-                              "c": "x{n:int}y"})
+                              "c": "XERR_CODE{n:int}.done"})
     keys = {index.records[e.record]["id"]: e.key for e in index.entries}
     assert keys == {"a": "out", "b": "memory", "c": None}  # edge words of a free-floating template are not whole
-    assert ids(lookup(index, "x42y")) == ["c"]
+    assert ids(lookup(index, "log\nfooXERR_CODE42.done")) == ["c"]
 
 
 def test_explain_the_numbers():
@@ -150,18 +153,207 @@ def test_adversarial_64kb_paste_completes(index):
     assert not lookup(index, lines[:65536]).exact
 
 
-def test_huge_binary_empty_and_html_pastes(index):
-    huge = ("x" * 99 + "\n") * 100_000 + DETAIL  # 10 MB, the error at its end
-    result = lookup(index, huge)
-    assert result.matches[0].record["id"] == "demo-cuda-detail"
-    assert any("only its last" in n for n in result.notices)
-    long_line = lookup(index, "y" * 100_000 + "\n" + DETAIL)
-    assert any("were cut" in n for n in long_line.notices) and long_line.exact
-    binary = lookup(index, "\x00\x01\x02garbage\xff" * 1000)
-    assert not binary.matches and "binary" in binary.notices[0]
+def test_empty_and_html_pastes(index):
     assert lookup(index, " \n\t ").notices == ["The paste is empty."]
     html = lookup(index, '<img src=x onerror="alert(1)"> Killed\nKilled')
     assert ids(html) == ["demo-killed"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole paste, in time linear in its length
+
+
+def log_lines(count: int, seed: int = 3) -> list[str]:
+    """Training-log noise that shares words with the templates (memory, device, out of ...)."""
+    rng = random.Random(seed)
+    words = ["step", "loss", "memory", "allocated", "device", "cuda", "tensor", "shape", "out", "of", "HBM", "usage"]
+    return [f"12:00:{i % 60:02d} INFO " + " ".join(rng.choice(words) for _ in range(5)) for i in range(count)]
+
+
+def test_the_error_on_the_last_line_of_a_200000_line_log_is_found(index):
+    paste = "\n".join(log_lines(199_999) + ["[rank0]: " + DETAIL])
+    assert len(paste) < engine.MAX_PASTE
+    result = lookup(index, paste)
+    top = result.matches[0]
+    assert top.exact and top.record["id"] == "demo-cuda-detail"
+    assert (top.line, top.text) == (199_999, DETAIL)
+    assert result.notices == []
+
+
+def test_a_longer_paste_is_cut_to_its_end_at_each_limit(index, monkeypatch):
+    monkeypatch.setattr(engine, "MAX_PASTE", 5_000)
+    paste = "Killed\n" + ("x" * 99 + "\n") * 100 + DETAIL
+    result = lookup(index, paste)
+    assert ids(result) == ["demo-cuda-detail", "demo-cuda-generic"]
+    assert result.notices == [f"The paste has {len(paste):,} characters; only its last 5,000 were searched."]
+    monkeypatch.setattr(engine, "MAX_PASTE", 10**9)
+    monkeypatch.setattr(engine, "MAX_LINES", 100)
+    result = lookup(index, "Killed\n" + "step\n" * 200 + DETAIL)
+    assert ids(result) == ["demo-cuda-detail", "demo-cuda-generic"]
+    assert result.notices == ["The paste has 202 lines; only its last 100 were searched."]
+    assert result.matches[0].line == 99
+    long_line = lookup(index, "y" * 100_000 + "\n" + DETAIL)
+    assert long_line.exact and long_line.notices == ["1 line(s) longer than 2,000 characters were cut."]
+
+
+# ---------------------------------------------------------------------------------------------
+# Stray bytes
+
+
+@pytest.mark.parametrize("paste", [
+    "CUDA out\x00 of memory. Tried to allocate 2.00 MiB",  # NUL
+    "CUDA out of\x07\x08 memory. Tried to allocate 2.00 MiB\x7f",  # other control characters
+    "CUDA\u200b out of memory.\u200d Tried to allocate 2.00\ufeff MiB",  # zero-width marks
+    "CUDA \u202eout of\u202c memory. \u2066Tried to\u2069 allocate 2.00 MiB\u200f",  # bidi controls
+    "\ufeffCUDA out of memory. Tried to allocate 2.00\u00a0MiB\x0c",  # byte order mark, no-break space
+])
+def test_stray_bytes_and_invisible_marks_do_not_lose_the_match(index, paste):
+    top = lookup(index, paste).matches[0]
+    assert top.exact and top.record["id"] == "demo-cuda-generic"
+    assert top.values["requested"].number == 2 * 1024**2
+
+
+def test_a_paste_is_binary_only_when_most_of_it_is_not_text(index):
+    noisy = "".join(chr(c) for c in range(32)) * 3 + "\n" + DETAIL  # a third of it control characters
+    assert lookup(index, noisy).exact
+    binary = lookup(index, "\x00\x01\x02\x03garbage\ufffd\ufffd\ufffd\ufffd" * 1000)
+    assert not binary.matches and "binary" in binary.notices[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# How exact matches rank
+
+
+def test_the_error_line_stands_for_its_record_over_other_lines_and_mentions(index):
+    paste = "\n".join([
+        "the allocator printed CUDA out of memory. Tried to allocate 1.00 MiB earlier",
+        "RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB",
+        "If you encounter CUDA out of memory. Tried to allocate 3.00 MiB again, try a smaller batch",
+        "later CUDA out of memory. Tried to allocate 4.00 MiB",
+    ])
+    top = lookup(index, paste).matches[0]
+    assert (top.record["id"], top.line, top.values["requested"].text) == ("demo-cuda-generic", 1, "2.00 MiB")
+
+
+def test_among_equal_lines_the_last_occurrence_stands(index):
+    paste = ("RuntimeError: CUDA out of memory. Tried to allocate 1.00 MiB\n"
+             "RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB")
+    assert lookup(index, paste).matches[0].line == 1
+
+
+def test_a_log_level_makes_an_error_line(index):
+    paste = ("E0501 12:03:44.123456  4121 alloc.cc:46] then CUDA out of memory. Tried to allocate 1.00 MiB\n"
+             "I0501 12:03:45.123456  4121 alloc.cc:46] then CUDA out of memory. Tried to allocate 2.00 MiB")
+    assert lookup(index, paste).matches[0].line == 0
+    normalised = normalise(paste)
+    assert [standing(normalised, i, normalised.lines[i], 5) for i in (0, 1)] == [ERROR, OTHER]
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("CUDA out of memory", ERROR),  # the message opens the line
+    ("RuntimeError: CUDA out of memory", ERROR),
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory", ERROR),
+    ("ResourceExhaustedError (see above for traceback): CUDA out of memory", ERROR),
+    ("2024-Jul-30 14:22:30.244701 65191:65191 ERROR  TDRV:dmem_alloc  CUDA out of memory", ERROR),
+    ("E ggml_backend_cuda: CUDA out of memory", ERROR),
+    ('{"error": "CUDA out of memory', ERROR),  # a value in data, after a label
+    ("model_load_failed  error='CUDA out of memory", ERROR),
+    ('{"message": "CUDA out of memory', OTHER),
+    ("`CUDA out of memory", ERROR),  # a quotation that opens the line
+    ("W tensorflow/core/bfc_allocator.cc:246] CUDA out of memory", OTHER),
+    ("If you encounter CUDA out of memory", MENTION),
+    ("RuntimeError: try again after CUDA out of memory", MENTION),
+    ('print("CUDA out of memory', MENTION),
+    ("the log said 'CUDA out of memory", MENTION),
+    ("it's not “CUDA out of memory", MENTION),
+])
+def test_what_precedes_a_match_gives_its_standing(line, expected):
+    paste = normalise(line)
+    text = paste.lines[0]
+    assert standing(paste, 0, text, text.index("CUDA")) == expected
+
+
+# Hints and quotes in the style of real tools: each names a message of the catalogue without
+# being that error.  None may give an exact answer, alone or after an error line.
+HINTS_AND_QUOTES = [
+    "If you encounter CUDA out of memory. Tried to allocate 2.00 MiB, try setting a smaller batch size.",
+    "hint: if you see 'CUDA out of memory. Tried to allocate 20.00 MiB', set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+    "Tip: try --lowvram when the log says CUDA out of memory. Tried to allocate 512.00 MiB",
+    'See the FAQ entry "Maximum peak HBM usage of 28.44GB exceeds HBM limit of 24.00GB for Trn2." for how to shard.',
+    'print("CUDA out of memory. Tried to allocate 2.00 MiB")',
+    '    raise RuntimeError("OOM when allocating tensor with shape[8,8] and type float on /device:GPU:0 by allocator bfc")',
+    "# avoids CUDA out of memory. Tried to allocate 1.00 GiB on small cards",
+    "WARNING: consider lowering the batch, or CUDA out of memory. Tried to allocate 2.00 MiB may follow",
+    "e.g. CUDA out of memory. Tried to allocate 8.00 GiB (GPU 0; 6.00 GiB total capacity; 3.49 GiB already allocated; 1.04 GiB free",
+    "Note: the message “CUDA out of memory. Tried to allocate 64.00 MiB” means the GPU is full.",
+    "To avoid CUDA out of memory. Tried to allocate 2.00 MiB, please enable gradient checkpointing.",
+    "This looks like CUDA out of memory. Tried to allocate 2.00 MiB",
+]
+UNKNOWN_ERROR = ("RuntimeError: [enforce fail at alloc_cpu.cpp:75] . DefaultCPUAllocator: can't allocate memory: "
+                 "you tried to allocate 8 bytes.")
+
+
+@pytest.mark.parametrize("hint", HINTS_AND_QUOTES)
+def test_a_hint_or_a_quote_is_no_exact_answer(index, hint):
+    assert not lookup(index, hint).exact
+    assert not lookup(index, UNKNOWN_ERROR + "\n" + hint).exact
+    both = lookup(index, "Killed\n" + hint)
+    assert [m.record["id"] for m in both.matches if m.exact] == ["demo-killed"]
+
+
+@pytest.mark.parametrize("paste", [
+    '{"error": "CUDA out of memory. Tried to allocate 2.00 MiB"}',
+    "model_load_failed  error='CUDA out of memory. Tried to allocate 2.00 MiB'  model=whisper",
+    "`CUDA out of memory. Tried to allocate 2.00 MiB`",
+    'raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 MiB") RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB',
+])
+def test_a_message_quoted_as_data_is_still_the_error(index, paste):
+    top = lookup(index, paste).matches[0]
+    assert top.exact and top.record["id"] == "demo-cuda-generic"
+    if paste.startswith("raise"):
+        assert top.span[0] == paste.rindex("CUDA")  # the error, not the quoted source line
+
+
+# ---------------------------------------------------------------------------------------------
+# Codes, ids and aliases
+
+
+@pytest.mark.parametrize(("paste", "expected"), [
+    ("53300", "demo-db-clients"),  # a code of digits only
+    ("42P01", "demo-db-relation"),  # a code that starts with digits
+    ("what does 42P01 mean?", "demo-db-relation"),
+    ("NCC_DEMO1", "demo-hbm-limit"),
+    ("got ncc_demo1.", "demo-hbm-limit"),  # any case, before a full stop
+    ("XCG815", "demo-hbm-limit"),  # an alias
+    ("errors_impl.demo.DeviceOutOfMemoryError raised", "demo-hbm-limit"),  # the end of a dotted name
+    ("demo-killed", "demo-killed"),  # an id
+    ("XCG815 also said CUDA out of memory. Tried to allocate 2.00 MiB", "demo-hbm-limit"),  # before any template
+])
+def test_a_code_id_or_alias_finds_its_record_exactly_and_first(index, paste, expected):
+    top = lookup(index, paste).matches[0]
+    assert (top.record["id"], top.exact) == (expected, True)
+    assert top.text[top.span[0]:top.span[1]].lower() == top.template.lower()
+
+
+@pytest.mark.parametrize("paste", [
+    "step 53300 loss 0.25\nsaved",  # a number in a log is no code
+    "XCG8150",  # part of another word
+    "prefix-NCC_DEMO1",
+    "demo.DeviceOutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB",  # the label of a matched message
+])
+def test_a_code_inside_something_else_is_not_taken_for_it(index, paste):
+    assert {"demo-hbm-limit", "demo-db-clients"}.isdisjoint(m.record["id"] for m in lookup(index, paste).matches if m.exact)
+
+
+def test_a_named_record_keeps_the_values_of_its_message(index):
+    top = lookup(index, "[NCC_DEMO1] Maximum peak HBM usage of 28.44GB exceeds HBM limit of 24.00GB for Trn2.").matches[0]
+    assert top.record["id"] == "demo-hbm-limit" and top.values["used"].text == "28.44GB"
+
+
+def test_values_as_json_are_strict():
+    assert Value.parse("float", "1e999").as_json() == {"type": "float", "text": "1e999", "value": None}
+    assert Value.parse("int", "123456789012345678901").as_json()["value"] == 1.2345678901234568e20
+    json.dumps(Value.parse("size", "99999999999999999999 EiB").as_json(), allow_nan=False)
 
 
 def build_index_from(templates: dict[str, str]) -> LookupIndex:
@@ -208,3 +400,13 @@ def test_ranking_counts_every_term_of_the_records_text(tmp_path: Path):
             for message, templates in zip(record.messages, record.templates):
                 parts += [t.literal_text for t in templates] + [e.text for e in message.examples]
             assert index.bm25.docs[r] == Counter(terms("\n".join(parts)))
+
+
+def test_the_missing_error_form_is_offered_only_with_a_repository(index):
+    from errorkb.search import report_url
+
+    assert report_url("") is None and index.to_json()["report"] is None
+    form = report_url("https://github.com/example/errorkb/")
+    assert form == "https://github.com/example/errorkb/issues/new?template=missing-error.yml"
+    assert (ROOT / ".github" / "ISSUE_TEMPLATE" / form.rsplit("=", 1)[1]).is_file()
+    assert LookupIndex.from_json(json.loads(json.dumps({**index.to_json(), "report": form}))).report == form

@@ -7,7 +7,10 @@ needs neither the records' model nor YAML, so it starts fast.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -167,12 +170,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Bytes of standard input kept (its end: errors come last); a UTF-8 character is 4 bytes at most.
-_READ_LIMIT = 4 * 256 * 1024
+#: Bytes of standard input kept (its end: errors come last): the lookup's own limit in characters.
+_READ_LIMIT = 10 * 1024 * 1024
 _LOOKUP_EXIT = """exit status:
   0  at least one error matched exactly
   1  no exact match (closest records listed, if any)
   2  nothing to search: empty or binary input, unreadable index or records"""
+# What a terminal would act on rather than show: control characters, bidi and other format marks.
+_UNSHOWABLE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e"
+                         r"\u2060-\u206f\ufeff\ufff9-\ufffb]")
+
+
+def _shown(text: str) -> str:
+    """``text`` safe to print to a terminal: what it would act on is written as an escape."""
+    return _UNSHOWABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _read_paste(text: str | None) -> tuple[bytes, int]:
@@ -184,11 +195,13 @@ def _read_paste(text: str | None) -> tuple[bytes, int]:
         return b"", 0
     if sys.stdin.isatty():
         print("Paste the error, then press Ctrl-D:", file=sys.stderr)
-    kept, total = b"", 0
+    kept, total = bytearray(), 0
     while chunk := sys.stdin.buffer.read(1 << 20):
         total += len(chunk)
-        kept = (kept + chunk)[-_READ_LIMIT:]
-    return kept, total
+        kept += chunk
+        if len(kept) > 2 * _READ_LIMIT:
+            del kept[:-_READ_LIMIT]
+    return bytes(kept[-_READ_LIMIT:]), total
 
 
 def _lookup_index(args: argparse.Namespace):
@@ -226,7 +239,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     try:
         index = _lookup_index(args)
     except SystemExit as exc:
-        print(exc, file=sys.stderr)
+        print(_shown(str(exc)), file=sys.stderr)
         return 2
     result = lookup(index, paste, top=args.top)
     if total > len(data):
@@ -234,10 +247,22 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     for notice in result.notices:
         print(f"errorkb: {notice}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"matches": [m.as_json() for m in result.matches]}, indent=2))
+        print(json.dumps({"matches": [m.as_json() for m in result.matches]}, indent=2, allow_nan=False))
     else:
         _print_matches(result.matches)
+    if not result.exact:
+        sys.stdout.flush()
+        _print_way_forward(index.report)
     return 0 if result.exact else 1
+
+
+def _print_way_forward(report: str | None) -> None:
+    """What to do about an error that is not in the catalogue (on standard error)."""
+    if report:
+        print(f"errorkb: not in the catalogue? Report it (check the paste for private paths and names first):\n"
+              f"  {_shown(report)}", file=sys.stderr)
+    print("errorkb: or start its record from the error line saved in a file:\n"
+          "  errorkb new --id ID --source SOURCE --title TITLE --message-file FILE", file=sys.stderr)
 
 
 def _print_matches(matches: list) -> None:
@@ -249,19 +274,20 @@ def _print_matches(matches: list) -> None:
     for rank, m in enumerate(matches, 1):
         rec = m.record
         label = "exact" if m.exact else "closest, not exact"
-        print(f"{rank}. {rec['code'] + ': ' if rec['code'] else ''}{rec['title']}  [{label}]")
-        print(f"   {rec['url']}  ({rec['id']})")
+        code = f"{rec['code']}: " if rec["code"] else ""
+        print(_shown(f"{rank}. {code}{rec['title']}  [{label}]"))
+        print(_shown(f"   {rec['url']}  ({rec['id']})"))
         if m.exact:
             where = f"line {m.line + 1}" + (f"-{m.line + m.lines}" if m.lines > 1 else "")
             shown = m.text[m.span[0]:m.span[1]]
-            print(f"   {where}: {shown[:300]}{'...' if len(shown) > 300 else ''}")
+            print(_shown(f"   {where}: {shown[:300]}{'...' if len(shown) > 300 else ''}"))
         for name, value in m.values.items():
             extra = f" ({value.number:,.0f} bytes)" if value.type == "size" and value.number is not None else ""
-            print(f"   {name} = {value.text}{extra}")
+            print(_shown(f"   {name} = {value.text}{extra}"))
         if m.explanation:
-            print(f"   {m.explanation['text']}")
+            print(_shown(f"   {m.explanation['text']}"))
         if rec["fixes"]:
-            print("   First fixes: " + "; ".join(rec["fixes"]))
+            print(_shown("   First fixes: " + "; ".join(rec["fixes"])))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -315,7 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lookup.add_argument("text", nargs="?", metavar="TEXT", help="the error text ('-' or absent: standard input)")
     lookup.add_argument("--json", action="store_true",
-                        help='print {"matches": [{"id", "code", "title", "score", "exact", "values", "url"}]}')
+                        help='print {"matches": [{"id", "code", "title", "score", "exact", "values", "url", '
+                        '"line", "lines", "span", "text", "explanation"}]}, strict JSON')
     lookup.add_argument("--top", type=int, default=5, metavar="K", help="show at most K errors (default: 5)")
     lookup.add_argument("--index", metavar="PATH",
                         help="search a built index (_build/html/_static/errorkb-lookup-index.json) "
@@ -338,14 +365,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdout_gone() -> None:
+    """Standard output can take nothing more: send what is left to /dev/null, so that the
+    interpreter's own flush at exit does not fail again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `errorkb ... | head`
+        _stdout_gone()
         return 0
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        _stdout_gone()
+        print(f"errorkb: cannot write: {exc.strerror}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -50,6 +50,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("errorkb_allow_raw_html", False, (bool,),
            "Let records publish raw HTML (HTML blocks and inline tags in the prose, the ``raw`` directive); "
            "by default each is refused at its line."),
+    Option("errorkb_repository_url", "", (str,),
+           "The site's GitHub repository (https://github.com/OWNER/REPO): a paste that matches nothing is offered "
+           "its missing-error issue form (.github/ISSUE_TEMPLATE/missing-error.yml), prefilled; empty: no such link.",
+           "html"),
 )
 
 DEFAULTS = {option.name: option.default for option in OPTIONS}

@@ -2,58 +2,152 @@
 
 ``build_index`` turns a :class:`~errorkb.records.Catalogue` into a :class:`LookupIndex`; its
 ``to_json`` form is what the site ships to the browser (``static/lookup-core.js`` runs the same
-algorithm) and what ``errorkb lookup --index`` reads.  ``lookup`` runs one paste:
+algorithm, with the constants below read from the index) and what ``errorkb lookup --index``
+reads.  ``lookup`` runs one paste:
 
-1. The paste is normalised: capped in size, ANSI escapes and carriage returns removed, cut into
-   lines, common log prefixes (timestamps, ``[rank3]:``, ``container |``) dropped, long lines cut.
-2. Every line, and every pair of adjacent lines joined with one space (wrapped messages), is
-   matched exactly: a template is tried on a line only when the line holds its rarest literal
-   word (the one with the lowest document frequency over all templates) and all its other
-   words.  Exact matches rank first, the more specific template first, then the earliest.
-3. When nothing matches exactly, records are ranked by BM25 over their literal words, titles,
-   codes, ids and examples (any word counts) and labelled closest, not exact.
+1. The paste is normalised: cut to its last ``MAX_PASTE`` characters and ``MAX_LINES`` lines,
+   ANSI escapes removed, carriage returns made line ends, control characters dropped, format
+   characters (zero-width, bidi marks) removed, Unicode spaces made plain spaces, cut into lines,
+   common log prefixes (timestamps, ``[rank3]:``, glog headers, ``container |``) dropped, lines
+   longer than ``MAX_LINE_CHARS`` cut.  It is refused as binary only when most of it is not text.
+2. Every line is matched exactly, and, where a line alone gives a template nothing, so is the
+   line joined with one space to the line before or after it (a wrapped message), for a match
+   that crosses the join.  A template is tried on a line only when the line holds its rarest
+   literal word (lowest document frequency over all templates; the longest literal run where it
+   has no whole word), all its other words and all its literal runs; templates are linear
+   (``templates.py``), so the whole search is linear in the paste.  Every occurrence counts.
+3. Each occurrence gets a standing from what precedes it in its line: an *error line* when an
+   exception class or status label (``RuntimeError:``, ``RESOURCE_EXHAUSTED:``) or a log level
+   (``ERROR``, ``FATAL``, glog's ``E``/``F``) comes before it, or nothing does; a *mention* when,
+   after the last of those, a hint word (``if``, ``try``, ``see`` ...) comes before it, or a
+   quotation opened in a sentence or a call (``said "...``, ``print("...``; not a value in data,
+   ``"error": "...``); any other line otherwise.  Mentions are not exact matches.
+4. A record's code, id or alias named in a line is an exact match too, more specific than any
+   template: alone, in a sentence or in a log, but not as the label of a message that a
+   template matched (``torch.OutOfMemoryError: HIP out of memory``); an all-digit code only when
+   the paste is one line.
+5. Exact matches rank records named in the paste first, then by specificity (the template's
+   literal characters), then standing (error lines first), then position.  Each record comes
+   once, at its best occurrence in the same order, a template's match before its name and the
+   last occurrence among equals.  When nothing matches exactly, records are ranked by BM25 over
+   their literal words, titles, codes, ids and examples and labelled closest, not exact.
 
 Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
 
+import bisect
+import collections
 import dataclasses
 import functools
+import itertools
 import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .templates import WORD, Template, Value, compile_template, js_patterns, parse
 
 if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
     from .records import Catalogue, Record
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
-MAX_PASTE = 256 * 1024
+MAX_PASTE = 10 * 1024 * 1024
+#: Most lines searched; a paste with more is cut to its last ones.
+MAX_LINES = 200_000
 #: Longest line searched; longer lines are cut.
 MAX_LINE_CHARS = 2000
-#: Characters the exact matchers may scan for one paste before the search stops.
-MAX_SCAN = 4_000_000
+#: Lines short-listing a template beyond which its longest literal run is looked for in the
+#: whole paste at once (one fast scan) rather than in each of them.
+SCAN_FROM = 1000
 #: BM25 parameters of the closest-match ranking.
 BM25_K1 = 1.2
 BM25_B = 0.75
 
-_ANSI = re.compile(r"\x1b\[[0-?]{0,64}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
-# Control characters, and the no-break and other Unicode spaces that copying from a web page
-# leaves in a paste: all become plain spaces, which templates match.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u00a0\u2000-\u200a\u202f\u205f\u3000]")
-_LOG_PREFIX = re.compile(
-    r"^[ \t]{0,8}(?:"
-    r"\[rank[0-9]{1,6}\]:?"  # torchrun: [rank3]:
-    r"|[0-9]{4}-(?:[0-9]{2}|[A-Z][a-z]{2})-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?:?"
-    r"|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{1,9}[ \t]{1,8}[0-9]{1,10} [A-Za-z0-9_.\-]{1,128}:[0-9]{1,7}\]"  # glog
-    r"|[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}[ \t]{1,32}\|"  # docker compose: service  |
-    r")[ \t]{0,32}"
+# Character ranges (first, last code point), shipped in the index for the browser.
+#: Unicode's format characters (category Cf): zero-width, bidi and other invisible marks.
+FORMAT_CHARACTERS = (
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+    (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001), (0xE0020, 0xE007F),
 )
+#: Dropped from a paste: control characters but tab and line ends, and the format characters.
+DROPPED = ((0x00, 0x08), (0x0E, 0x1F), (0x7F, 0x9F), *FORMAT_CHARACTERS)
+#: Made plain spaces: vertical tab, form feed, and the no-break and other Unicode spaces that
+#: copying from a web page leaves in a paste (templates match spaces and tabs).
+SPACES = ((0x0B, 0x0C), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+          (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000))
+#: What is not text, counted to tell binary data: control characters but tab, line ends and
+#: escape, and the replacement character that undecodable bytes become.
+NOT_TEXT = ((0x00, 0x08), (0x0E, 0x1A), (0x1C, 0x1F), (0x7F, 0x9F), (0xFFFD, 0xFFFD))
+
+#: Regular expressions shipped in the index, in Python's and JavaScript's (u flag) common syntax.
+PATTERNS = {
+    # ANSI escapes: colours, cursor moves, window titles.
+    "ansi": r"\x1b\[[0-?]{0,64}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]",
+    # Log prefixes, up to three stacked (multi-line flag): torchrun's [rank3]:, ISO and Neuron
+    # timestamps, glog headers, docker compose's "service  |".
+    "prefix": (
+        r"^(?:[ \t]{0,8}(?:"
+        r"\[rank[0-9]{1,6}\]:?"
+        r"|[0-9]{4}-(?:[0-9]{2}|[A-Z][a-z]{2})-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?:?"
+        r"|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{1,9}[ \t]{1,8}[0-9]{1,10} [A-Za-z0-9_.\-]{1,128}:[0-9]{1,7}\]"
+        r"|[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}[ \t]{1,32}\|"
+        r")[ \t]{0,32}){1,3}"
+    ),
+    # What makes a line an error line: a label before a colon or an equals sign, quoted or not
+    # (an error when its name ends as error_name says), a log level word, or glog's E or F at
+    # the start.
+    "marker": (
+        r"(?<![A-Za-z0-9_.])([A-Za-z_][A-Za-z0-9_.]{0,200})" r"""["']?""" r"(?:[ \t]{0,8}\([^()\n]{0,200}\))?[ \t]{0,8}[:=]"
+        r"|(?<![A-Za-z0-9_])(?:ERROR|FATAL|CRITICAL|PANIC)(?![A-Za-z0-9_])"
+        r"|^[ \t]*[EF](?:[0-9]{4})?(?![A-Za-z0-9_])"
+    ),
+    "error_name": r"(?:Error|Exception|Exhausted|Failure|Fault|ERROR|EXCEPTION|EXHAUSTED|FAILURE|FAILED|FATAL"
+                  r"|error|exception|exhausted|failure|fatal)$",
+    # Words of a hint about an error rather than the error itself (matched in lower case).
+    "hint": r"(?<![A-Za-z0-9_])(?:if|try|see|hint|tip|note|consider|please|encounter|avoids?|prevents?|instead"
+            r"|whether|unless|e\.g|example|means|like)(?![A-Za-z0-9_])",
+    # Quote marks; a straight or curved single quote between two letters or digits is an apostrophe.
+    "quote": r"""["`“”«»]|(?<![A-Za-z0-9])['‘’]|['‘’](?![A-Za-z0-9])""",
+    # Codes, ids and aliases as written in a line.
+    "token": r"[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,200}[A-Za-z0-9_])?",
+}
+
+# Standings of an occurrence (see the module's docstring): a mention is not an exact match.
+MENTION, OTHER, ERROR = 0, 1, 2
+
+
+def _table(ranges: tuple[tuple[int, int], ...], to: str | None) -> dict[int, str | None]:
+    """A ``str.translate`` table from the characters of ``ranges`` to ``to``: much faster than a
+    regular expression on long text."""
+    return {c: to for first, last in ranges for c in range(first, last + 1)}
+
+
+_ANSI = re.compile(PATTERNS["ansi"])
+_PREFIX = re.compile(PATTERNS["prefix"], re.M)
+_LATER_PREFIX = re.compile("\n" + PATTERNS["prefix"].removeprefix("^"))  # the same after a line end: found faster
+_MARKER = re.compile(PATTERNS["marker"])
+_ERROR_NAME = re.compile(PATTERNS["error_name"])
+_HINT = re.compile(PATTERNS["hint"])
+_QUOTE = re.compile(PATTERNS["quote"])
+_TOKEN = re.compile(PATTERNS["token"])
+_CLEAN = {**_table(DROPPED, None), **_table(SPACES, " ")}
+_NOT_TEXT = _table(NOT_TEXT, None)
 _TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
+_BLANK = re.compile(r"[ \t\n\r\x0b\x0c]*")
+# Bytes of UTF-8 text to its words: ASCII letters lower case, digits and '_' kept, line ends
+# kept, every other byte a space (a non-ASCII character ends a word, as WORD says).
+_TO_WORDS = bytes(
+    c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122 or c in (95, 10)) else 32
+    for c in range(256)
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -66,7 +160,7 @@ class Entry:
 
     record: int  # index into LookupIndex.records
     text: str
-    key: str | None  # the rarest of ``words``; None: tried on every line
+    key: str | None  # the rarest of ``words``; None: found by its longest literal run
     compiled: Template | None = None
 
     @property
@@ -77,13 +171,34 @@ class Entry:
         return self.compiled
 
     @functools.cached_property
-    def words(self) -> tuple[str, ...]:
-        """Whole literal words (lower case) every matching line contains."""
-        return whole_words(self.template) if self.key is not None else ()
+    def words(self) -> tuple[bytes, ...]:
+        """Whole literal words (lower case, as bytes) every matching line contains."""
+        return tuple(w.encode() for w in whole_words(self.template)) if self.key is not None else ()
+
+    @functools.cached_property
+    def runs(self) -> tuple[str, ...]:
+        """Literal runs without blanks, every one of which a matching line contains; the least
+        likely in a log first (the longest, a character other than a lower-case letter counting
+        thrice), the one looked for across a whole paste."""
+        segments, _ = parse(self.text)
+        runs = {run for s in segments if isinstance(s, str) for run in s.split()}
+        return tuple(sorted(runs, key=lambda r: (-sum(1 if "a" <= c <= "z" else 3 for c in r), r)))
 
     @property
     def specificity(self) -> int:
         return self.template.specificity
+
+
+class Name(NamedTuple):
+    """A record's code, id or alias, found when a line names it."""
+
+    record: int
+    text: str  # as the record writes it
+    folded: str  # lower case
+
+    @property
+    def digits(self) -> bool:
+        return self.text.isdigit()  # a name is ASCII (_TOKEN)
 
 
 @dataclasses.dataclass
@@ -98,18 +213,34 @@ class Bm25:
 
 @dataclasses.dataclass
 class LookupIndex:
-    records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles)
+    records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases
     entries: list[Entry]  # in the order of their records
     words: list[str]  # per record: the words of its aliases and examples that the ranking reads
+    report: str | None = None  # the issue form for errors not in the catalogue, if any
 
     def __post_init__(self) -> None:
-        self.by_key: dict[str, list[int]] = {}
+        self.by_key: dict[bytes, list[int]] = {}
         self.always: list[int] = []
         for i, entry in enumerate(self.entries):
             if entry.key is None:
                 self.always.append(i)
             else:
-                self.by_key.setdefault(entry.key, []).append(i)
+                self.by_key.setdefault(entry.key.encode(), []).append(i)
+        # Each record by the last word of its id, code and aliases, worked out in bulk: an index
+        # is read by every `errorkb lookup --index`, for thousands of records.
+        named = [(r, text) for r, rec in enumerate(self.records) for text in (rec["id"], rec["code"], *rec["aliases"])
+                 if text]
+        folded = "\n".join(text for _, text in named).lower().replace("-", ".").encode("utf-8", "surrogatepass")
+        self.by_name_word: dict[bytes, list[int]] = collections.defaultdict(list)
+        for (r, _), name in zip(named, folded.split(b"\n")):
+            self.by_name_word[name.rpartition(b".")[2]].append(r)
+        self.keys = frozenset(self.by_key) | frozenset(self.by_name_word)
+
+    def names_of(self, r: int) -> list[Name]:
+        """Record ``r``'s code, id and aliases that can be written in a line."""
+        rec = self.records[r]
+        return [Name(r, text, text.lower()) for text in dict.fromkeys([rec["id"], rec["code"], *rec["aliases"]])
+                if text and _TOKEN.fullmatch(text)]
 
     @functools.cached_property
     def bm25(self) -> Bm25:
@@ -130,28 +261,33 @@ class LookupIndex:
     def to_json(self) -> dict[str, Any]:
         """The index as shipped to the browser; ``from_json`` reads it back.
 
-        One array per record: ``[id, code, title, url, fixes, words, templates]``, each template
-        ``[text, key]``.  What can be worked out from the template text (its matcher, placeholder
-        names and types, words, the ranking's term counts) is left out, and of the aliases and
-        examples only the words that give terms; ``patterns`` gives the browser each placeholder
-        type's pattern to compile the templates with.
+        One array per record: ``[id, code, title, url, fixes, words, templates, aliases]``, each
+        template ``[text, key]``.  What can be worked out from the template text (its matcher,
+        placeholder names and types, words, the ranking's term counts) is left out, and of the
+        examples only the words that give terms.  ``patterns`` gives the browser each placeholder
+        type's pattern to compile the templates with, ``text`` the character ranges and
+        expressions that clean a paste and weigh its lines, ``limits`` and ``bm25`` the numbers
+        above, ``report`` the issue form for an error that is not in the catalogue (or null).
         """
-        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, []]
+        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, [], rec["aliases"]]
                 for rec, words in zip(self.records, self.words)]
         for e in self.entries:
-            rows[e.record][-1].append([e.text, e.key])
-        return {"version": INDEX_VERSION, "patterns": js_patterns(), "records": rows}
+            rows[e.record][6].append([e.text, e.key])
+        text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, **PATTERNS}
+        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text,
+                "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
+                "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "LookupIndex":
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
         records, entries, words = [], [], []
-        for r, (id_, code, title, url, fixes, record_words, templates) in enumerate(data["records"]):
-            records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes})
+        for r, (id_, code, title, url, fixes, record_words, templates, aliases) in enumerate(data["records"]):
+            records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes, "aliases": aliases})
             words.append(record_words)
             entries += [Entry(r, text, key) for text, key in templates]
-        return cls(records, entries, words)
+        return cls(records, entries, words, data.get("report"))
 
 
 def record_url(record: Record) -> str:
@@ -159,15 +295,17 @@ def record_url(record: Record) -> str:
     return re.sub(r"\.md$", ".html", record.path)
 
 
-def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes: int = 3) -> LookupIndex:
-    """Index every template and record of ``catalogue``; ``urls`` maps ids to page URLs."""
+def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes: int = 3,
+                report: str | None = None) -> LookupIndex:
+    """Index every template and record of ``catalogue``; ``urls`` maps ids to page URLs,
+    ``report`` is the issue form that a paste matching nothing is offered."""
     records: list[dict[str, Any]] = []
     pending: list[tuple[int, Template, tuple[str, ...]]] = []
     record_words: list[str] = []
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
-                        "fixes": [f.title for f in record.fixes[:fixes]]})
+                        "fixes": [f.title for f in record.fixes[:fixes]], "aliases": list(record.aliases)})
         for templates in record.templates:
             for template in templates:
                 pending.append((r, template, whole_words(template)))
@@ -180,7 +318,7 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
         Entry(r, t.text, min(words, key=lambda w: (df[w], -len(w), w)) if words else None, t)
         for r, t, words in pending
     ]
-    return LookupIndex(records, entries, record_words)
+    return LookupIndex(records, entries, record_words, report)
 
 
 def whole_words(template: Template) -> tuple[str, ...]:
@@ -223,45 +361,45 @@ def _term_counts(text: str) -> dict[str, int]:
 # A paste
 
 
-@dataclasses.dataclass(frozen=True)
-class Line:
-    number: int  # 0-based, in the normalised paste
-    text: str
+@dataclasses.dataclass
+class Paste:
+    """A normalised paste: its lines, numbered from 0, and notices about what was left out."""
+
+    lines: list[str]  # log prefixes dropped, cut to MAX_LINE_CHARS
+    raw: list[str]  # the same lines with their log prefixes
+    notices: list[str]
+
+    @functools.cached_property
+    def one_line(self) -> bool:
+        return sum(1 for line in self.lines if line.strip()) == 1
 
 
-def normalise(paste: str) -> tuple[list[Line], list[str]]:
-    """Cut a paste into searchable lines; return them and notices about what was left out."""
+def looks_binary(paste: str) -> bool:
+    """True when most of ``paste`` is not text (control characters, undecodable bytes)."""
+    return len(paste) - len(paste.translate(_NOT_TEXT)) > len(paste) / 2
+
+
+def normalise(paste: str) -> Paste:
+    """Cut a paste into searchable lines (see the module's docstring, step 1)."""
     notices: list[str] = []
     if len(paste) > MAX_PASTE:
         notices.append(f"The paste has {len(paste):,} characters; only its last {MAX_PASTE:,} were searched.")
         paste = paste[-MAX_PASTE:]
-    paste = _ANSI.sub("", paste).replace("\r\n", "\n").replace("\r", "\n")
-    paste = _CONTROL.sub(" ", paste)
-    lines: list[Line] = []
-    cut = 0
-    for number, text in enumerate(paste.split("\n")):
-        for _ in range(3):  # prefixes stack: a timestamp, then [rank0]:
-            m = _LOG_PREFIX.match(text)
-            if not m or not m.group():
-                break
-            text = text[m.end():]
-        if len(text) > MAX_LINE_CHARS:
-            text = text[:MAX_LINE_CHARS]
-            cut += 1
-        if text.strip():
-            lines.append(Line(number, text))
+    paste = _ANSI.sub("", paste).replace("\r\n", "\n").replace("\r", "\n").translate(_CLEAN)
+    raw = paste.split("\n")
+    if len(raw) > MAX_LINES:
+        notices.append(f"The paste has {len(raw):,} lines; only its last {MAX_LINES:,} were searched.")
+        raw = raw[-MAX_LINES:]
+        paste = "\n".join(raw)
+    paste = _LATER_PREFIX.sub("\n", paste)
+    if first := _PREFIX.match(paste):
+        paste = paste[first.end():]
+    lines = paste.split("\n")
+    cut = sum(1 for line in lines if len(line) > MAX_LINE_CHARS)
     if cut:
-        notices.append(f"{cut} line(s) longer than {MAX_LINE_CHARS:,} characters were cut.")
-    return lines, notices
-
-
-def looks_binary(paste: str) -> bool:
-    """True for data that is not text: NUL bytes, or many control or undecodable characters."""
-    if "\x00" in paste:
-        return True
-    sample = paste[:8192]
-    odd = sum(1 for c in sample if (c < " " and c not in "\t\n\r\x1b") or c == "\ufffd")
-    return odd > len(sample) * 0.1
+        lines = [line[:MAX_LINE_CHARS] for line in lines]
+        notices.append(f"{cut:,} line(s) longer than {MAX_LINE_CHARS:,} characters were cut.")
+    return Paste(lines, raw, notices)
 
 
 @dataclasses.dataclass
@@ -276,17 +414,21 @@ class Match:
     lines: int = 0  # how many lines the matched text spans (1, or 2 for a wrapped message)
     text: str = ""  # the line (or the two joined lines) that matched
     span: tuple[int, int] = (0, 0)  # the matched part of ``text``
-    template: str = ""
+    template: str = ""  # the template, or the code, id or alias, that matched
 
     @property
     def explanation(self) -> dict[str, Any] | None:
         return explain(self.values)
 
     def as_json(self) -> dict[str, Any]:
-        """The entry of ``errorkb lookup --json``."""
+        """The entry of ``errorkb lookup --json``; ``line`` is 1-based, as shown to people."""
+        found = self.line is not None
         return {"id": self.record["id"], "code": self.record["code"] or None, "title": self.record["title"],
                 "score": self.score, "exact": self.exact,
-                "values": {k: v.as_json() for k, v in self.values.items()}, "url": self.record["url"]}
+                "values": {k: v.as_json() for k, v in self.values.items()}, "url": self.record["url"],
+                "line": self.line + 1 if found else None, "lines": self.lines,
+                "span": list(self.span) if found else None, "text": self.text if found else None,
+                "explanation": self.explanation["text"] if self.explanation else None}
 
 
 @dataclasses.dataclass
@@ -301,76 +443,252 @@ class Result:
 
 def lookup(index: LookupIndex, paste: str, top: int = 5) -> Result:
     """Find the records whose messages appear in ``paste``, best first."""
-    if not paste.strip():
+    if _BLANK.fullmatch(paste):
         return Result([], ["The paste is empty."])
     if looks_binary(paste):
         return Result([], ["The paste looks like binary data, not text; nothing was searched."])
-    lines, notices = normalise(paste)
-    matches = exact_matches(index, lines, notices)
+    normalised = normalise(paste)
+    matches = exact_matches(index, normalised)
     if not matches:
-        matches = closest(index, lines)
-    return Result(matches[:top], notices)
+        matches = closest(index, normalised.lines)
+    return Result(matches[:top], normalised.notices)
 
 
-def exact_matches(index: LookupIndex, lines: list[Line], notices: list[str]) -> list[Match]:
-    """Records with a template that matches a line or two adjacent lines joined."""
-    words = [set(w.lower() for w in WORD.findall(line.text)) for line in lines]
-    hits: dict[int, tuple[Line, int, str, Any]] = {}  # entry -> (first line, lines spanned, text, match)
-    seen: set[str] = set()
-    budget = MAX_SCAN
-    for i, line in enumerate(lines):
-        # The line alone, then joined to the one before: a message found whole in one line is
-        # reported on that line, not on the pair.
-        tries = [(line, line.text, words[i], 1)]
-        if i > 0 and lines[i - 1].number == line.number - 1:
-            tries.append((lines[i - 1], lines[i - 1].text + " " + line.text, words[i - 1] | words[i], 2))
-        for first, text, present, span in tries:
-            if text in seen:
-                continue
-            seen.add(text)
-            for e in _candidates(index, present):
-                if e in hits:
+@dataclasses.dataclass(frozen=True)
+class Hit:
+    """One occurrence of a template, or of a record's name, in a line or a pair of lines."""
+
+    record: int
+    line: int
+    lines: int
+    text: str
+    span: tuple[int, int]
+    standing: int
+    named: bool
+    specificity: int
+    order: int  # the entry's (or name's) place, to break the last ties
+    match: re.Match[str] | None = None  # the template's match, for its values
+    name: str = ""
+
+
+def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
+    """Records with a template that matches a line or two adjacent lines joined, or whose code,
+    id or alias a line names, ranked (see the module's docstring)."""
+    lines = paste.lines
+    words = _LineWords(lines)
+    holding = words.holding(index.keys)  # key -> the lines that hold it
+    matcher = _Matcher(index, paste, words)
+    short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
+    for e in index.always:
+        short_listed[e] = matcher.lines_holding(index.entries[e].runs[0])
+    hits = [h for e, found in short_listed.items() for h in matcher.hits(e, found)]
+    named: dict[int, set[int]] = {}  # line -> the records one of whose names ends with a word it holds
+    for key in holding.keys() & index.by_name_word.keys():
+        for i in holding[key]:
+            named.setdefault(i, set()).update(index.by_name_word[key])
+    exact = [h for h in hits if h.standing > MENTION]
+    matched = {i for h in exact for i in range(h.line, h.line + h.lines)}
+    for i, records in named.items():
+        exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched)
+    return _rank(index, exact)
+
+
+class _LineWords:
+    """The words of each line (lower case, as bytes), worked out in one pass over the paste."""
+
+    def __init__(self, lines: list[str]):
+        encoded = "\n".join(lines).encode("utf-8", "surrogatepass").translate(_TO_WORDS)
+        self.split = encoded.split(b"\n")
+        self.sets: dict[int, set[bytes]] = {}
+
+    def holding(self, keys: frozenset[bytes]) -> dict[bytes, list[int]]:
+        """The lines that hold each of ``keys`` that the paste holds."""
+        found: dict[bytes, list[int]] = {}
+        isdisjoint, intersection = keys.isdisjoint, keys.intersection
+        for i, line in enumerate(self.split):
+            if line and not isdisjoint(words := line.split()):
+                for key in intersection(words):
+                    if key in found:
+                        found[key].append(i)
+                    else:
+                        found[key] = [i]
+        return found
+
+    def __getitem__(self, i: int) -> set[bytes]:
+        if i not in self.sets:
+            self.sets[i] = set(self.split[i].split())
+        return self.sets[i]
+
+
+class _Matcher:
+    """Runs one template on the lines that short-list it; a text is searched once."""
+
+    def __init__(self, index: LookupIndex, paste: Paste, words: _LineWords):
+        self.index, self.paste, self.words = index, paste, words
+        self.searched: dict[tuple[int, str], list[re.Match[str]]] = {}
+        self.holding_run: dict[str, list[int]] = {}
+
+    @functools.cached_property
+    def flat(self) -> tuple[str, list[int]]:
+        """The paste's lines as one text, and where each line starts in it."""
+        lines = self.paste.lines
+        return "\n".join(lines), list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+
+    def lines_holding(self, run: str) -> list[int]:
+        """The lines that contain ``run`` (once per copy), found in one scan of the paste."""
+        if run not in self.holding_run:
+            flat, starts = self.flat
+            found = self.holding_run[run] = []
+            at = flat.find(run)
+            while at >= 0:
+                found.append(bisect.bisect_right(starts, at) - 1)
+                at = flat.find(run, at + 1)
+        return self.holding_run[run]
+
+    def search(self, e: int, text: str) -> list[re.Match[str]]:
+        found = self.searched.get((e, text))
+        if found is None:
+            found = self.searched[(e, text)] = list(self.index.entries[e].template.regex.finditer(text))
+        return found
+
+    def hits(self, e: int, short_listed: list[int]) -> list[Hit]:
+        """Every occurrence of entry ``e`` in a short-listed line; where the line alone gives
+        none, in it joined to the line before or after, crossing the join."""
+        entry, lines, words = self.index.entries[e], self.paste.lines, self.words
+        if len(short_listed) > SCAN_FROM:  # keep the lines near a copy of its longest literal run
+            near = {j + step for j in self.lines_holding(entry.runs[0]) for step in (-1, 0, 1)}
+            short_listed = [i for i in short_listed if i in near]
+        hits: list[Hit] = []
+        tried: set[int] = set()  # first lines of the pairs tried
+
+        def hit(first: int, count: int, text: str, m: re.Match[str]) -> Hit:
+            return Hit(entry.record, first, count, text, m.span(), standing(self.paste, first, text, m.start()),
+                       False, entry.specificity, e, m)
+
+        for i in dict.fromkeys(short_listed):
+            text = lines[i]
+            if all(run in text for run in entry.runs) and all(w in words[i] for w in entry.words):
+                found = self.search(e, text)
+                if found:
+                    hits += [hit(i, 1, text, m) for m in found]
                     continue
-                entry = index.entries[e]
-                if not all(w in present for w in entry.words):
+            for first in (i - 1, i):
+                other = i + 1 if first == i else first
+                if first < 0 or other >= len(lines) or first in tried or not lines[other].strip():
                     continue
-                budget -= len(text)
-                if budget < 0:
-                    notices.append("The paste was too long to search completely; the search stopped early.")
-                    return _rank(index, hits)
-                m = entry.template.regex.search(text)
-                if m:
-                    hits[e] = (first, span, text, m)
-    return _rank(index, hits)
+                if not all(run in text or run in lines[other] for run in entry.runs):
+                    continue
+                tried.add(first)
+                if not all(w in words[first] or w in words[first + 1] for w in entry.words):
+                    continue
+                joined, join = lines[first] + " " + lines[first + 1], len(lines[first])
+                hits += [hit(first, 2, joined, m) for m in self.search(e, joined) if m.start() < join < m.end() - 1]
+        return hits
 
 
-def _candidates(index: LookupIndex, present: set[str]) -> list[int]:
-    found: set[int] = set(index.always)
-    for w in present:
-        found.update(index.by_key.get(w, ()))
-    return sorted(found)
+def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matched: bool) -> list[Hit]:
+    """The names of ``names`` that line ``i`` writes as a token or the end of a dotted one; on a
+    ``matched`` line (a template matched it), not a name that labels the message (``Name:``),
+    such as an exception class that many errors share."""
+    wanted: dict[str, list[Name]] = {}
+    for name in names:
+        wanted.setdefault(name.folded, []).append(name)
+    text = paste.lines[i]
+    hits = []
+    for m in _TOKEN.finditer(text):
+        if matched and text[m.end():].lstrip(" \t").startswith(":"):
+            continue
+        token = m.group().lower()
+        at = 0
+        while True:
+            if token[at:] in wanted:
+                for name in wanted[token[at:]]:
+                    if name.digits and not paste.one_line:
+                        continue
+                    start = m.start() + at
+                    hits.append(Hit(name.record, i, 1, text, (start, m.end()),
+                                    max(OTHER, standing(paste, i, text, start)), True,
+                                    sum(not c.isspace() for c in name.text), len(index.entries) + name.record,
+                                    name=name.text))
+            dot = token.find(".", at)
+            if dot < 0:
+                break
+            at = dot + 1
+    return hits
 
 
-def _rank(index: LookupIndex, hits: dict[int, tuple[Line, int, str, Any]]) -> list[Match]:
-    best: dict[int, tuple[tuple[int, int, int, int], int]] = {}
-    for e, (line, span, _, _) in hits.items():
-        entry = index.entries[e]
-        key = (-entry.specificity, line.number, span, e)
-        if entry.record not in best or key < best[entry.record][0]:
-            best[entry.record] = (key, e)
+def standing(paste: Paste, first: int, text: str, start: int) -> int:
+    """How a match at ``start`` of ``text`` (line ``first``, or it and the next) stands:
+    ``ERROR``, ``OTHER`` or ``MENTION`` (see the module's docstring, step 3)."""
+    raw = paste.raw[first]
+    prefix = _PREFIX.match(raw)
+    before = (prefix.group() if prefix else "") + text[:start]
+    after, marked = before, False
+    for m in _MARKER.finditer(before):
+        if m.group(1) is None or _ERROR_NAME.search(m.group(1)):
+            after, marked = before[m.end():], True
+    if _HINT.search(after.lower()) or _quoted_in_prose(after):
+        return MENTION
+    return ERROR if marked or not _WORD_CHAR.search(after) else OTHER
+
+
+def _quoted_in_prose(text: str) -> bool:
+    """Whether a quotation is open at the end of ``text`` whose opening mark follows a word or
+    an opening parenthesis: a message quoted in a sentence or a call, not a value in data
+    (``"error": "..."``, ``error='...'``) or a quotation that opens the line."""
+    opened: dict[str, int] = {}  # kind of quotation -> where its open one starts
+    for m in _QUOTE.finditer(text):
+        mark = m.group()
+        kind = _QUOTE_KINDS.get(mark, mark)
+        if mark in "”»":
+            opened.pop(kind, None)
+        elif mark in "“«" or kind not in opened:
+            opened[kind] = m.start()
+        else:
+            del opened[kind]
+    for at in opened.values():
+        before = text[:at].rstrip(" \t")
+        if before and (before[-1] == "(" or _WORD_CHAR.match(before[-1])):
+            return True
+    return False
+
+
+_QUOTE_KINDS = {"‘": "'", "’": "'", "”": "“", "»": "«"}
+
+
+def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
+    best: dict[int, Hit] = {}
+    named: set[int] = set()
+    for h in hits:
+        if h.named:
+            named.add(h.record)
+        if h.record not in best or _strength(h) > _strength(best[h.record]):
+            best[h.record] = h
+    ordered = sorted(best.values(), key=lambda h: (h.record not in named, -h.specificity, -h.standing, h.line,
+                                                   h.span[0], h.order))
     matches = []
-    for key, e in sorted(best.values()):
-        entry = index.entries[e]
-        line, span, text, m = hits[e]
-        values = {ph.name: Value.parse(ph.type, m.group(f"p{i}")) for i, ph in enumerate(entry.template.placeholders)}
-        matches.append(Match(index.records[entry.record], True, float(entry.specificity), values,
-                             line.number, span, text, m.span(), entry.text))
+    for h in ordered:
+        if h.match is not None:
+            entry = index.entries[h.order]
+            values = {ph.name: Value.parse(ph.type, h.match.group(f"p{i}"))
+                      for i, ph in enumerate(entry.template.placeholders)}
+            template = entry.text
+        else:
+            values, template = {}, h.name
+        matches.append(Match(index.records[h.record], True, float(h.specificity), values,
+                             h.line, h.lines, h.text, h.span, template))
     return matches
 
 
-def closest(index: LookupIndex, lines: list[Line]) -> list[Match]:
+def _strength(h: Hit) -> tuple[bool, int, int, int, int, int]:
+    """Which of a record's occurrences stands for it: a template's match (it reads values) before
+    its name, then the best, the last one among equals."""
+    return (not h.named, h.specificity, h.standing, h.line, h.span[0], -h.order)
+
+
+def closest(index: LookupIndex, lines: list[str]) -> list[Match]:
     """BM25 over the records' words: any query word counts; labelled closest, not exact."""
-    query = sorted({t for line in lines for t in terms(line.text)})
+    query = sorted({t for line in lines for t in terms(line)})
     bm = index.bm25
     scores: list[tuple[float, int]] = []
     for r, doc in enumerate(bm.docs):

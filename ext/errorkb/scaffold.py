@@ -15,7 +15,7 @@ import json
 import re
 
 from .records import CATEGORIES, PHASES, PLATFORMS, SCAFFOLD_MARKER, SLUG
-from .templates import TemplateError, compile_template
+from .templates import Placeholder, TemplateError, build, parse, prove_linear
 
 # What changes from run to run, most specific first: an earlier kind wins an overlap.
 _SIZE_UNIT = r"(?:[KMGTPE]i?B|[KMGTPE]|[kmgt]i?b|bytes|byte|B)"
@@ -65,14 +65,24 @@ def _render(message: str, parts: list[_Part]) -> str:
 
 
 def _first_wrong(message: str, parts: list[_Part]) -> int | None:
-    """Index of the first part the compiled template does not capture exactly, else None."""
+    """Index of the first part the compiled template does not capture exactly, else None.
+
+    A placeholder that the linearity proof refuses is wrong too; whether the template is too
+    generic is for ``errorkb check`` to say, once the author has edited it.
+    """
     if not parts:
         return None
+    text = _render(message, parts)
     try:
-        template = compile_template(_render(message, parts))
+        segments, whole_line = parse(text)
     except TemplateError:
         return len(parts) - 1
-    m = template.regex.search(message)
+    try:
+        prove_linear(segments, whole_line)
+    except TemplateError as exc:
+        columns = [s.column for s in segments if isinstance(s, Placeholder)]
+        return columns.index(exc.column) if exc.column in columns else len(parts) - 1
+    m = build(text, segments, whole_line).regex.search(message)
     if m is None:
         return len(parts) - 1
     for i, part in enumerate(parts):

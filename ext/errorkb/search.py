@@ -9,11 +9,16 @@ Where things live in the built site (``_build/html``):
 - ``_static/lookup-core.js`` (the algorithm, shared with the node parity test),
   ``_static/lookup-worker.js`` (runs it off the main thread) and ``_static/lookup-page.js``
   (the page): none is loaded before someone searches.
-- ``lookup.html``: the search page; ``lookup.html?q=TEXT`` runs a search and can be shared.
+- ``lookup.html``: the search page; ``lookup.html#q=TEXT`` runs a search and can be shared.  The
+  paste stays in the browser: a fragment is never sent to the server, and an old
+  ``lookup.html?q=TEXT`` link is rewritten to the fragment as soon as the page loads.
 - ``errorkb-opensearch.xml``: lets a browser's address bar search the site.
 
-The ``errorkb-paste`` directive puts a paste box on a page (the landing page) that opens the
-lookup page with the paste.
+The ``errorkb-paste`` directive puts a paste box on a page (the landing page) that hands the
+paste to the lookup page through the tab's session storage (``_static/paste-box.js``), or the
+fragment where storage is refused; its text area has no name, so even without JavaScript the
+form sends nothing.  With ``errorkb_repository_url`` set, a paste that matches nothing is
+offered the repository's missing-error issue form, prefilled.
 """
 
 from __future__ import annotations
@@ -35,23 +40,33 @@ from .pages import catalogue_of
 INDEX_FILE = "_static/errorkb-lookup-index.json"
 PAGE = "lookup"
 OPENSEARCH_FILE = "errorkb-opensearch.xml"
+#: The issue form, under .github/ISSUE_TEMPLATE/, for an error that is not in the catalogue.
+ISSUE_FORM = "missing-error.yml"
 
 
 def _relative_root(docname: str) -> str:
     return "../" * docname.count("/")
 
 
+def report_url(repository: str) -> str | None:
+    """The missing-error issue form of ``repository`` (its fields follow as query parameters)."""
+    repository = repository.strip().rstrip("/")
+    return f"{repository}/issues/new?template={ISSUE_FORM}" if repository else None
+
+
 class PasteDirective(SphinxDirective):
-    """A form with a text area that opens the lookup page with the paste (``?q=``)."""
+    """A paste box that opens the lookup page with the paste, which stays in the browser."""
 
     def run(self) -> list[nodes.Node]:
-        action = html.escape(_relative_root(self.env.docname) + PAGE + ".html")
+        root = _relative_root(self.env.docname)
+        action = html.escape(root + PAGE + ".html")
         form = (
             f'<form class="errorkb-paste" action="{action}" method="get" role="search">'
             '<label for="errorkb-paste-q">Paste your error message or log:</label>'
-            '<textarea id="errorkb-paste-q" name="q" rows="5" spellcheck="false" required '
+            '<textarea id="errorkb-paste-q" rows="5" spellcheck="false" autocomplete="off" required '
             'placeholder="RESOURCE_EXHAUSTED: ... Used 49.34G of 32.00G hbm ..."></textarea>'
             '<button type="submit">Find my error</button></form>'
+            f'<script src="{html.escape(root)}_static/paste-box.js" defer></script>'
         )
         return [nodes.raw("", form, format="html")]
 
@@ -62,16 +77,19 @@ _PAGE_BODY = """\
 messages that wrapped), is compared with the message templates of every error in the catalogue;
 the values in your paste are pulled out and explained. When no template matches exactly, the
 closest errors are listed and marked as such. The search runs in your browser, on the index
-<a href="{index}"><code>{index}</code></a> built with the site; nothing is sent anywhere.</p>
+<a href="{index}"><code>{index}</code></a> built with the site; nothing is sent anywhere. To
+share a search, share the address: the paste is kept after its <code>#</code>, which browsers
+never send to a server.</p>
 <form id="errorkb-lookup-form" class="errorkb-paste" role="search" data-index="{index}"
-      data-worker="_static/lookup-worker.js">
+      data-worker="_static/lookup-worker.js"{report}>
 <label for="errorkb-lookup-q">Error message or log</label>
-<textarea id="errorkb-lookup-q" name="q" rows="8" spellcheck="false"
+<textarea id="errorkb-lookup-q" rows="8" spellcheck="false" autocomplete="off"
           placeholder="Paste the error here"></textarea>
 <button type="submit">Find my error</button>
 </form>
 <p id="errorkb-lookup-status" class="errorkb-lookup-status" role="status" aria-live="polite"></p>
 <ol id="errorkb-lookup-results" class="errorkb-lookup-results"></ol>
+<div id="errorkb-lookup-missing" class="errorkb-lookup-missing" hidden></div>
 <noscript><p>This page needs JavaScript; the command <code>errorkb lookup</code> does the same in a terminal.</p></noscript>
 <script src="_static/lookup-page.js" defer></script>
 """
@@ -82,7 +100,7 @@ _OPENSEARCH = """\
   <ShortName>{name}</ShortName>
   <Description>Find an accelerator memory error by its message</Description>
   <InputEncoding>UTF-8</InputEncoding>
-  <Url type="text/html" method="get" template="{base}{page}.html?q={{searchTerms}}"/>
+  <Url type="text/html" method="get" template="{base}{page}.html#q={{searchTerms}}"/>
 </OpenSearchDescription>
 """
 
@@ -91,7 +109,9 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     """``html-collect-pages``: the lookup page, in the theme's page layout."""
     if not isinstance(app.builder, StandaloneHTMLBuilder) or app.builder.name != "html":
         return
-    body = _PAGE_BODY.format(index=html.escape(INDEX_FILE))
+    report = report_url(app.config.errorkb_repository_url)
+    body = _PAGE_BODY.format(index=html.escape(INDEX_FILE),
+                             report=f' data-report="{html.escape(report)}"' if report else "")
     yield PAGE, {"title": "Find your error", "body": body}, "page.html"
 
 
@@ -116,7 +136,8 @@ def write_index(app: Sphinx, exception: Exception | None) -> None:
         docname = record.path.removesuffix(".md")
         urls[record.id] = app.builder.get_target_uri(docname)
     with collector_paused():
-        text = json.dumps(build_index(catalogue, urls).to_json(), separators=(",", ":"), ensure_ascii=False)
+        index = build_index(catalogue, urls, report=report_url(app.config.errorkb_repository_url))
+        text = json.dumps(index.to_json(), separators=(",", ":"), ensure_ascii=False)
     out = Path(app.outdir)
     target = out / INDEX_FILE
     target.parent.mkdir(parents=True, exist_ok=True)

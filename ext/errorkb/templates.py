@@ -1,13 +1,50 @@
-"""Message templates: parse ``{name:type}`` placeholders and compile them to safe matchers.
+"""Message templates: parse ``{name:type}`` placeholders and compile them to matchers proven linear.
 
 A template is literal text with typed placeholders, e.g.
 ``Used {used:size} of {capacity:size} hbm``.  ``{{`` and ``}}`` stand for literal braces.
 
-Each template compiles to one regular expression that runs in time linear in the line:
-every placeholder is a bounded, atomic (possessive) pattern whose character class excludes
-the first character of the literal that follows it, so it can never run past that literal,
-and two placeholders must always be separated by literal text.  The same expression is
-emitted in JavaScript syntax for the browser (see ``Template.js_source``).
+Each template compiles to one regular expression, ``L0 P1 L1 ... Pk Lk``: literal runs ``Li``
+(blanks match any run of spaces and tabs) and placeholders ``Pi``.  Every placeholder is atomic
+(Python's ``(?>...)``, JavaScript's ``(?=(...))\\N``): from a given position it yields one value
+or none, and is never re-entered to try a shorter one.  A ``text`` placeholder reads up to the
+first place where the literal after it, or another copy of the template's first literal,
+begins.  The same expression is emitted in JavaScript syntax for the browser (see
+``Template.js_source``).
+
+Why the search is linear in the length of a line
+-------------------------------------------------
+
+A search tries the expression at every position of the line.  With atomic placeholders the
+only choices left are how many blanks a literal's blank run takes, and giving blanks back only
+lets the next placeholder start on a blank, where every type but ``text`` fails at once (and
+``text`` is told not to start on one).  So an attempt walks the elements once, and its cost is
+that of the literals plus the length of the runs its placeholders read.  A run of a value of at
+most ``SHORT`` characters (sizes, numbers, hex numbers, data types) costs a bounded amount
+wherever it starts.  :func:`compile_template` accepts a template only when the longer runs
+cannot pile up on the same stretch of a line:
+
+1. *It starts with literal text* (or matches a whole line, ``^...$``, and so is tried once): a
+   leading placeholder would run from every position of a line.
+2. *Each longer placeholder stops before the next copy of the literal in front of it*: either
+   that literal holds a character the placeholder's values cannot contain (its first character
+   may not be a value's first either, since a copy can begin right where the run does), or the
+   values are delimited (``shape``, ``quoted`` and ``hex`` begin with a bracket, a quote or
+   ``0x`` that cannot occur again inside them).  Runs that start after two copies of the
+   literal at least its length apart are then disjoint, so each character of a line is read by
+   at most as many runs as the literal has characters, and each copy of a literal is reached
+   by a bounded number of attempts.  ``text`` stops before any copy of the template's first
+   literal instead: the runs that overlap one of its runs all belong to attempts that started
+   before it and still span it, and by the same count only a bounded number of attempts span
+   a given character.
+3. *No placeholder can swallow the first character of the literal after it* (``{n:size}B``):
+   its atomic value would run on into that literal, which could then never match.
+
+Rules 1 and 2 bound the work at ``(length of the line) x (a constant of the template)``, with no
+factor from the long placeholders' length limits (512 characters of ``text``, 1024 of a path);
+``tests/test_templates.py`` checks the growth on adversarial lines.  Rule 3 keeps matching
+predictable.  A template that would match almost anything is refused too: fewer than
+``MIN_LITERAL`` literal characters (a whole line without placeholders aside), or only words
+that are common in any log (:data:`COMMON_WORDS`).
 """
 
 from __future__ import annotations
@@ -19,10 +56,11 @@ from typing import Any
 
 #: Longest line a template is matched against; longer lines are cut.
 MAX_LINE = 4096
+#: Fewest literal, non-blank characters of a template that may match inside a line.
+MIN_LITERAL = 8
 
-# One entry per placeholder type: (pattern for a bounded run, whether the class is a plain
-# character class that can be narrowed by the next literal, short description).
-# Patterns are written in the common subset of Python and JavaScript regular expressions.
+# One entry per placeholder type: (pattern, short description).  Patterns are written in the
+# common subset of Python's and JavaScript's (``u`` flag) regular expressions.
 _SIZE_UNITS = r"(?:[KMGTPE]i?B|[KMGTPE]|[kmgt]i?b|[KMGTPE]iB|bytes|byte|B)"
 TYPES: dict[str, tuple[str, str]] = {
     "size": (
@@ -35,20 +73,74 @@ TYPES: dict[str, tuple[str, str]] = {
     "shape": (r"[\[(][0-9a-zA-Z?,x* \t]{0,256}[\])]", "a shape: [8, 1024], (32, 3, 224, 224)"),
     "dtype": (r"[A-Za-z][A-Za-z0-9_.]{0,40}", "a data type: float32, bf16, torch.float16"),
     "device": (r"[A-Za-z_/][A-Za-z0-9_:/.\-]{0,127}", "a device: cuda:0, /device:GPU:0, TPU_0"),
-    "path": (r"[^\s'\"<>|]{1,1024}", "a file path: /tmp/x.pb, ~/data/train.json"),
+    "path": (r"""[^\s'"<>|]{1,1024}""", "a file path: /tmp/x.pb, ~/data/train.json"),
     "identifier": (r"[A-Za-z_][A-Za-z0-9_.\-]{0,255}", "a name: jit_train_step, CUDA0"),
     "quoted": (
-        r"'[^'\n]{0,512}'|\"[^\"\n]{0,512}\"|`[^`\n]{0,512}`",
+        r"""'[^'\n]{0,512}'|"[^"\n]{0,512}"|`[^`\n]{0,512}`""",
         "text in quotes: 'u8[1024]{0}'",
     ),
-    "text": (r"[^\n]{0,512}?", "any text up to the next literal (at most one per template)"),
+    "text": (
+        r"(?:(?!{stops})[^\n]){0,512}",
+        "any text up to the literal after it (at most one per template, never last)",
+    ),
 }
+
+#: Types whose run is one character class: the pattern that stops at the first character of
+#: the literal after it, ``{stop}`` escaped as a literal, ``{stop_class}`` inside a class.
+NARROWED = {
+    "int": r"-?[0-9](?:(?!{stop})[0-9,]){0,24}",
+    "path": r"""[^\s'"<>|{stop_class}]{1,1024}""",
+    "identifier": r"[A-Za-z_](?:(?!{stop})[A-Za-z0-9_.\-]){0,255}",
+    "device": r"[A-Za-z_/](?:(?!{stop})[A-Za-z0-9_:/.\-]){0,127}",
+    "dtype": r"[A-Za-z](?:(?!{stop})[A-Za-z0-9_.]){0,40}",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Run:
+    """What the linearity proof knows of a type's values (Python character classes)."""
+
+    longest: int  # characters in the longest value
+    first: str  # a value's first character
+    rest: str  # its other characters
+    tail: str  # characters that can extend a whole value into a longer one ("" for none)
+    delimited: bool = False  # a value cannot start inside another one, but on its last character
+    narrows_first: bool = False  # the stop character is taken out of ``first`` too (NARROWED)
+
+
+_RUNS = {
+    "size": _Run(33, "[0-9]", r"[0-9.,\t KMGTPEiBkmgtbyes]", "[iBbytes]"),
+    "int": _Run(26, "[-0-9]", "[0-9,]", "[0-9,]"),
+    "float": _Run(48, "[-0-9]", "[-+0-9.eE]", "[0-9.eE]"),
+    "hex": _Run(34, "0", "[0-9a-fA-FxX]", "[0-9a-fA-F]", delimited=True),
+    "shape": _Run(258, r"[\[(]", r"[\])0-9a-zA-Z?,* \t]", "", delimited=True),
+    "dtype": _Run(41, "[A-Za-z]", "[A-Za-z0-9_.]", "[A-Za-z0-9_.]"),
+    "device": _Run(128, "[A-Za-z_/]", r"[A-Za-z0-9_:/.\-]", r"[A-Za-z0-9_:/.\-]"),
+    "path": _Run(1024, r"""[^\s'"<>|]""", r"""[^\s'"<>|]""", r"""[^\s'"<>|]""", narrows_first=True),
+    "identifier": _Run(256, "[A-Za-z_]", r"[A-Za-z0-9_.\-]", r"[A-Za-z0-9_.\-]"),
+    "quoted": _Run(514, """['"`]""", r"[^\n]", "", delimited=True),
+}
+#: Values of at most this many characters cost a bounded amount wherever they start.
+SHORT = 64
+
+#: Words that say nothing about which error a line holds: a template made only of these (and of
+#: single characters) would claim countless unrelated lines.
+COMMON_WORDS = frozenset("""
+    an and are as at be been but by can cannot could did do does for from had has have if in
+    into is it its no not of ok on or than that the then there this to was we were when which
+    while will with would alloc allocate allocated allocating allocation enough error errors
+    exception exceeded exceeds fail failed failure fatal insufficient memory out unable warning
+""".split())
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}")
 #: What counts as a word, for short-listing templates by the words a line holds.
 WORD = re.compile(r"[A-Za-z0-9_]+")
 # Where parsing looks next: a doubled (literal) brace first, then a single one.
 _BRACE = re.compile(r"\{\{|\}\}|[{}]")
+# Characters with a meaning in a regular expression outside a class, escaped in literals; the
+# set is the same in Python and in JavaScript with the u flag (which refuses other escapes).
+_SYNTAX = frozenset("\\^$.|?*+()[]{}")
+_BLANKS = "[ \\t]+"
 
 
 class TemplateError(ValueError):
@@ -63,6 +155,7 @@ class TemplateError(ValueError):
 class Placeholder:
     name: str
     type: str
+    column: int = dataclasses.field(default=1, compare=False)  # of its "{" in the template
 
 
 Segment = str | Placeholder
@@ -159,12 +252,23 @@ class Value:
         return cls(type_, text)
 
     def as_json(self) -> dict[str, Any]:
+        """``{"type", "text"}`` and the number as ``bytes`` (sizes) or ``value``: an integer
+        below 2**53, else a float; ``null`` for a number out of range (``1e999``), whose
+        ``text`` keeps what was written."""
         out: dict[str, Any] = {"type": self.type, "text": self.text}
         if self.number is not None:
-            out["bytes" if self.type == "size" else "value"] = (
-                int(self.number) if float(self.number).is_integer() else self.number
-            )
+            out["bytes" if self.type == "size" else "value"] = json_number(self.number)
         return out
+
+
+def json_number(x: float) -> float | int | None:
+    """``x`` as JSON and JavaScript's ``JSON.stringify`` write it: integers exact up to 2**53,
+    other numbers as floats, infinities as null."""
+    if x != x or x in (float("inf"), float("-inf")):
+        return None
+    if float(x).is_integer() and abs(x) < 2**53:
+        return int(x)
+    return float(x)
 
 
 _UNIT_FACTORS = {
@@ -209,26 +313,21 @@ def parse(text: str) -> tuple[tuple[Segment, ...], bool]:
         if len(brace.group()) == 2:  # {{ or }}: a literal brace
             literal.append(brace.group()[0])
             continue
+        column = offset + brace.start() + 1
         if brace.group() == "}":
-            raise TemplateError("a lone '}' (write '}}' for a brace)", offset + brace.start() + 1)
+            raise TemplateError("a lone '}' (write '}}' for a brace)", column)
         m = _PLACEHOLDER.match(body, brace.start())
         if not m:
-            raise TemplateError(
-                "a '{' must start a placeholder such as {size:size} (write '{{' for a brace)",
-                offset + brace.start() + 1,
-            )
+            raise TemplateError("a '{' must start a placeholder such as {size:size} (write '{{' for a brace)", column)
         name, type_ = m.group(1), m.group(2) or m.group(1)
         if type_ not in TYPES:
-            raise TemplateError(
-                f"unknown placeholder type {type_!r} (known: {', '.join(TYPES)})",
-                offset + brace.start() + 1,
-            )
+            raise TemplateError(f"unknown placeholder type {type_!r} (known: {', '.join(TYPES)})", column)
         if segments and isinstance(segments[-1], Placeholder) and not "".join(literal):
-            raise TemplateError("two placeholders must be separated by literal text", offset + brace.start() + 1)
+            raise TemplateError("two placeholders must be separated by literal text", column)
         if "".join(literal):
             segments.append("".join(literal))
             literal = []
-        segments.append(Placeholder(name, type_))
+        segments.append(Placeholder(name, type_, column))
         i = m.end()
     literal.append(body[i:])
     literal = [part for part in literal if part]
@@ -246,41 +345,164 @@ def parse(text: str) -> tuple[tuple[Segment, ...], bool]:
     return tuple(segments), whole_line
 
 
-def _literal_pattern(text: str) -> str:
-    """Escape literal text; any run of white space matches one or more spaces or tabs."""
-    parts = re.split(r"\s+", text)
-    escaped = [re.escape(p) for p in parts]
-    return "[ \\t]+".join(escaped)
-
-
 def compile_template(text: str) -> Template:
-    """Parse ``text`` and build its Python and JavaScript matchers."""
+    """Parse ``text``, prove its matcher linear, and build its Python and JavaScript matchers.
+
+    Raises :class:`TemplateError` for a template that cannot be parsed, could make the search
+    slower than linear, or would match almost anything.
+    """
     segments, whole_line = parse(text)
+    prove_linear(segments, whole_line)
+    refuse_catch_all(segments, whole_line)
+    return build(text, segments, whole_line)
+
+
+# ---------------------------------------------------------------------------------------------
+# The proof
+
+
+def _trimmed(segments: tuple[Segment, ...], pos: int) -> str:
+    """Literal ``segments[pos]`` as it is matched: the template's outer blanks are dropped."""
+    seg = segments[pos]
+    assert isinstance(seg, str)
+    if pos == 0:
+        seg = seg.lstrip()
+    if pos == len(segments) - 1:
+        seg = seg.rstrip()
+    return seg
+
+
+def _stop(ph: Placeholder, following: str | None) -> str | None:
+    """The character a narrowed placeholder stops at: the first of the literal after it."""
+    if ph.type in NARROWED and following and not following[0].isspace():
+        return following[0]
+    return None
+
+
+def _in(klass: str, c: str) -> bool:
+    """Whether ``c`` is in the character class ``klass``; any blank counts as a space."""
+    return re.fullmatch(klass, " " if c.isspace() else c) is not None
+
+
+def _holds(run: _Run, c: str, stop: str | None, *, first: bool) -> bool:
+    """Whether a value of a placeholder that stops at ``stop`` can contain ``c``; ``first``:
+    as its first character too (a copy of the literal's first character can begin right where
+    the run does; its other characters come later)."""
+    in_rest = _in(run.rest, c) and c != stop
+    return in_rest or (first and _in(run.first, c) and not (c == stop and run.narrows_first))
+
+
+def prove_linear(segments: tuple[Segment, ...], whole_line: bool) -> None:
+    """Refuse a template whose matcher could take more than linear time (rules 1 and 2 of this
+    module's docstring) or could never match after a placeholder (rule 3)."""
+    for pos, ph in enumerate(segments):
+        if not isinstance(ph, Placeholder):
+            continue
+        name = f"{{{ph.name}:{ph.type}}}"
+        following = _trimmed(segments, pos + 1) if pos + 1 < len(segments) else None
+        if ph.type == "text" and not following:
+            raise TemplateError(f"{name} must be followed by literal text: it reads up to that text", ph.column)
+        if pos == 0 and not whole_line:
+            raise TemplateError(
+                f"{name} starts the template, so a search would run it from every character of a line; "
+                "start with the literal text that comes before it", ph.column)
+        if ph.type == "text":
+            continue
+        run = _RUNS[ph.type]
+        stop = _stop(ph, following)
+        if pos > 0 and not whole_line and not run.delimited and run.longest > SHORT:
+            before = _trimmed(segments, pos - 1)
+            if all(_holds(run, c, stop, first=j == 0) for j, c in enumerate(before)):
+                raise TemplateError(
+                    f"{name} can hold every character of the literal {before!r} before it, so its runs from "
+                    "repeats of that literal overlap and the search can take quadratic time; put a character "
+                    "it cannot hold (a space, a bracket, a colon) in that literal", ph.column)
+        if following and run.tail and _in(run.tail, following[0]) and following[0] != stop:
+            raise TemplateError(
+                f"{name} can swallow the {following[0]!r} after it: its value would run on into that "
+                "literal, which then never matches; put a space or other separator between them", ph.column)
+
+
+def refuse_catch_all(segments: tuple[Segment, ...], whole_line: bool) -> None:
+    """Refuse a template that would match almost anything."""
+    literal = "".join(s for s in segments if isinstance(s, str))
+    count = sum(not c.isspace() for c in literal)
+    fixed_line = whole_line and len(segments) == 1
+    if count < MIN_LITERAL and not fixed_line:
+        raise TemplateError(
+            f"matches almost anything: {count} literal character(s), {MIN_LITERAL} needed "
+            "(or a whole line, ^...$, without placeholders)")
+    words = [w.lower() for w in re.findall(r"\w+", literal)]
+    if not words:
+        raise TemplateError("matches almost anything: its literal text holds no word")
+    if all(len(w) == 1 or w in COMMON_WORDS for w in words):
+        raise TemplateError(
+            f"matches almost anything: its words ({', '.join(dict.fromkeys(words))}) are common in any log; "
+            "keep a word that names this error")
+
+
+# ---------------------------------------------------------------------------------------------
+# The matchers
+
+
+def escape(text: str) -> str:
+    """``text`` as a literal pattern, in Python's and JavaScript's (u flag) common syntax."""
+    return "".join("\\" + c if c in _SYNTAX else c for c in text)
+
+
+def escape_in_class(c: str) -> str:
+    return "\\" + c if c in "\\]^-[" else c
+
+
+def literal_pattern(text: str) -> str:
+    """Escape literal text; any run of white space matches one or more spaces or tabs."""
+    return _BLANKS.join(escape(part) for part in re.split(r"\s+", text))
+
+
+def _not_inside_blanks(pattern: str) -> str:
+    """A stop pattern that begins with blanks only where a blank run begins: the same stops,
+    without re-reading a long blank run from each of its characters."""
+    return "(?<![ \\t])" + pattern if pattern.startswith(_BLANKS) else pattern
+
+
+def value_pattern(ph: Placeholder, first: str | None, following: str | None, blank_before: bool) -> str:
+    """The placeholder's pattern, given the compiled patterns of the template's first literal
+    (None when the placeholder is first) and of the literal after it."""
+    if ph.type == "text":
+        stops = [_not_inside_blanks(p) for p in (following, first) if p]
+        pattern = TYPES["text"][0].replace("{stops}", "|".join(stops))
+        # The blanks in front belong to the literal (or line start) before it: a text starting
+        # inside them would be tried again from each.
+        return "(?![ \\t])" + pattern if blank_before else pattern
+    return TYPES[ph.type][0]
+
+
+def _narrowed(ph: Placeholder, following_text: str | None) -> str | None:
+    stop = _stop(ph, following_text)
+    if stop is None:
+        return None
+    return NARROWED[ph.type].replace("{stop}", escape(stop)).replace("{stop_class}", escape_in_class(stop))
+
+
+def build(text: str, segments: tuple[Segment, ...], whole_line: bool) -> Template:
+    """The Python and JavaScript matchers of a parsed template (see :func:`compile_template`)."""
+    literals = {pos: literal_pattern(_trimmed(segments, pos)) for pos, s in enumerate(segments) if isinstance(s, str)}
     py_parts: list[str] = []
     js_parts: list[str] = []
     index = 0
-    group = 0  # JavaScript group number, for the atomic-group emulation
     for pos, seg in enumerate(segments):
         if isinstance(seg, str):
-            if pos == 0:
-                seg = seg.lstrip()
-            if pos == len(segments) - 1:
-                seg = seg.rstrip()
-            lit = _literal_pattern(seg)
-            py_parts.append(lit)
-            js_parts.append(lit)
+            py_parts.append(literals[pos])
+            js_parts.append(literals[pos])
             continue
-        following = segments[pos + 1] if pos + 1 < len(segments) else None
-        pattern = _class_for(seg, following if isinstance(following, str) else None)
-        if seg.type == "text":
-            py_parts.append(f"(?P<p{index}>{pattern})")
-            group += 1
-            js_parts.append(f"({pattern})")
-        else:
-            # Atomic: Python's (?>...) and JavaScript's (?=(...))\N do the same thing.
-            py_parts.append(f"(?P<p{index}>(?>{pattern}))")
-            group += 1
-            js_parts.append(f"(?=({pattern}))\\{group}")
+        before = literals.get(pos - 1)
+        following_text = _trimmed(segments, pos + 1) if pos + 1 < len(segments) else None
+        blank_before = before.endswith(_BLANKS) if before is not None else whole_line
+        first = literals.get(0) if pos > 0 else None
+        pattern = _narrowed(seg, following_text) or value_pattern(seg, first, literals.get(pos + 1), blank_before)
+        # Atomic: Python's (?>...) and JavaScript's (?=(...))\N do the same thing.
+        py_parts.append(f"(?P<p{index}>(?>{pattern}))")
+        js_parts.append(f"(?=({pattern}))\\{index + 1}")
         index += 1
     py_source = "".join(py_parts)
     js_source = "".join(js_parts)
@@ -288,28 +510,6 @@ def compile_template(text: str) -> Template:
         py_source = f"^[ \\t]*{py_source}[ \\t]*$"
         js_source = f"^[ \\t]*{js_source}[ \\t]*$"
     return Template(text, segments, whole_line, py_source, js_source)
-
-
-def _class_for(ph: Placeholder, following: str | None) -> str:
-    """The placeholder's pattern, narrowed so it stops at the first character of ``following``."""
-    pattern = TYPES[ph.type][0]
-    if not following or ph.type not in NARROWED:
-        return pattern
-    stop = following[:1]
-    if stop.isspace():
-        return pattern  # white space already ends these runs
-    return NARROWED[ph.type].replace("{stop}", re.escape(stop))
-
-
-#: Types whose run is one character class: the class without the stop character, which
-#: replaces ``{stop}`` (escaped).
-NARROWED = {
-    "int": r"-?[0-9](?:(?!{stop})[0-9,]){0,24}",
-    "path": r"[^\s'\"<>|{stop}]{1,1024}",
-    "identifier": r"[A-Za-z_](?:(?!{stop})[A-Za-z0-9_.\-]){0,255}",
-    "device": r"[A-Za-z_/](?:(?!{stop})[A-Za-z0-9_:/.\-]){0,127}",
-    "dtype": r"[A-Za-z](?:(?!{stop})[A-Za-z0-9_.]){0,40}",
-}
 
 
 def js_patterns() -> dict[str, list[str | None]]:

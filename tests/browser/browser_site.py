@@ -1,5 +1,6 @@
-"""Browser fixtures: built demo sites (paste box and catalogue table on the landing page; a record
-using sphinx-design's components) served on 127.0.0.1, and Debian's Chromium under Playwright.
+"""Browser fixtures: built demo sites (paste box and catalogue table on the landing page, every
+request to it recorded in ``requests_seen``; a record using sphinx-design's components) served
+on 127.0.0.1, and Debian's Chromium under Playwright.
 
 Test modules load them with ``pytest_plugins = ["browser_site"]``, so that every module shares one
 site and one browser (a module importing them would get its own copies, and Playwright's
@@ -31,13 +32,15 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 INDEX = ("# Demo errors\n\n```{errorkb-paste}\n```\n\n## All errors\n\n```{err:catalogue}\n```\n\n"
          "```{toctree}\n:glob:\n\nerrors/*/*\n```\n")
+REPOSITORY = "https://github.com/example/errorkb"
 
 
 @pytest.fixture(scope="session")
 def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = Project(tmp_path_factory.mktemp("site"))
+    project.write("conf.py", Project.CONF + f"errorkb_repository_url = {REPOSITORY!r}\n")
     project.write("index.md", INDEX)
-    write_records(project.root)
+    write_records(project.root, coded=False)
     result = project.build()
     assert result.returncode == 0, result.stderr
     return project.out
@@ -48,9 +51,26 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(folder: Path) -> Iterator[str]:
+class _RecordingHandler(_QuietHandler):
+    """Serves the site and keeps each request's line and headers, as a server's log would."""
+
+    seen: list[str] = []
+
+    def parse_request(self) -> bool:
+        ok = super().parse_request()
+        self.seen.append(self.requestline + "\n" + str(self.headers))
+        return ok
+
+
+@pytest.fixture(scope="session")
+def requests_seen() -> list[str]:
+    """Every request the demo site's server has received, line and headers."""
+    return _RecordingHandler.seen
+
+
+def serve(folder: Path, handler_class: type[http.server.SimpleHTTPRequestHandler]) -> Iterator[str]:
     """Serve ``folder`` on 127.0.0.1 until the generator is closed; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+    handler = functools.partial(handler_class, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -61,7 +81,7 @@ def serve(folder: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def base_url(demo_site: Path) -> Iterator[str]:
-    yield from serve(demo_site)
+    yield from serve(demo_site, _RecordingHandler)
 
 
 @pytest.fixture(scope="session")
@@ -75,7 +95,7 @@ def design_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     project.write("index.md", "# Demo\n\n```{toctree}\n:glob:\n\nguide\nerrors/*/*\n```\n")
     result = project.build()
     assert result.returncode == 0, result.stderr
-    yield from serve(project.out)
+    yield from serve(project.out, _QuietHandler)
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,9 @@
-"""The lookup page in Chromium: paste, read the first result, follow it; the paste stays text."""
+"""The lookup page in Chromium: paste, read the first result, follow it; the paste stays text, and
+stays in the browser; long logs, stray bytes, and the way forward when nothing matches."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, quote, urlparse
+from urllib.parse import parse_qs, quote, unquote, urlparse
 
 pytest_plugins = ["browser_site"]
 
@@ -16,11 +17,25 @@ def first_result(page):
     return page.locator("#errorkb-lookup-results > li").first
 
 
+def search_in_page(page, paste: str) -> None:
+    """Fill the lookup page's box with any text (fill() would type it) and submit it."""
+    page.evaluate("""q => {
+        document.getElementById('errorkb-lookup-q').value = q;
+        document.querySelector('#errorkb-lookup-form button').click();
+    }""", paste)
+
+
+def fragment_paste(url: str) -> str:
+    fragment = urlparse(url).fragment
+    assert fragment.startswith("q=")
+    return unquote(fragment[2:])
+
+
 def test_paste_on_the_landing_page_finds_and_follows_the_error(page, base_url):
     page.goto(base_url + "index.html")
     page.fill("#errorkb-paste-q", "Epoch 3/10\n" + DETAIL + "\nexit code 1")
     page.click(".errorkb-paste button")
-    page.wait_for_url("**/lookup.html?q=*")
+    page.wait_for_url("**/lookup.html#q=*")
     first = first_result(page)
     assert first.get_attribute("data-id") == "demo-cuda-detail"
     assert first.get_attribute("data-exact") == "true"
@@ -29,9 +44,38 @@ def test_paste_on_the_landing_page_finds_and_follows_the_error(page, base_url):
     assert "1.71 GiB" in first.locator(".errorkb-result-values").inner_text()
     assert "Asked for 1.71 GiB with 1.04 GiB free: 686.08 MiB short." in first.inner_text()
     assert first.locator(".errorkb-result-fixes li").first.inner_text() == "Use a smaller batch"
+    assert page.locator("#errorkb-lookup-missing").is_hidden()
     first.locator("a.errorkb-result-title").click()
     page.wait_for_url("**/errors/demo/demo-cuda-detail.html")
     assert "DCD: Demo CUDA allocation failed, with the device" in page.title()
+
+
+def test_the_web_server_never_sees_the_paste(page, base_url, requests_seen):
+    marker = "PrivateHost-7f3a9 /home/alice/secret-model"
+    paste = f"running on {marker}\n{DETAIL}"
+    requests_seen.clear()
+    page.goto(base_url + "index.html")
+    page.fill("#errorkb-paste-q", paste)
+    page.click(".errorkb-paste button")
+    assert first_result(page).get_attribute("data-id") == "demo-cuda-detail"
+    assert fragment_paste(page.url) == paste  # kept for sharing, after the '#'
+    page.reload()  # the shared address: searched again, from the fragment
+    assert first_result(page).get_attribute("data-id") == "demo-cuda-detail"
+    seen = "\n".join(requests_seen)
+    assert "lookup.html" in seen and "errorkb-lookup-index.json" in seen
+    for part in ("PrivateHost", "alice", "secret-model", quote("PrivateHost")):
+        assert part not in seen
+
+
+def test_an_old_query_link_still_works_and_moves_to_the_fragment(page, base_url):
+    paste = "Maximum peak HBM usage of 28.44GB exceeds HBM limit of\n24.00GB for Trn2."
+    page.goto(base_url + "lookup.html?q=" + quote(paste))
+    first = first_result(page)
+    assert first.get_attribute("data-id") == "demo-hbm-limit"
+    assert "Line 1-2 of your paste" in first.inner_text()
+    assert "Needs 1.19x this device's memory" in first.inner_text()
+    assert page.input_value("#errorkb-lookup-q") == paste
+    assert urlparse(page.url).query == "" and fragment_paste(page.url) == paste
 
 
 def test_html_in_the_paste_stays_text(page, base_url):
@@ -45,25 +89,25 @@ def test_html_in_the_paste_stays_text(page, base_url):
     assert '<img src=x onerror="window.pwned=1">' in first.locator("pre").inner_text()
     assert page.locator("#errorkb-lookup-results img, #errorkb-lookup-results script").count() == 0
     assert page.evaluate("window.pwned") is None
-    # The search went into the address, so the result can be shared.
-    assert parse_qs(urlparse(page.url).query)["q"] == [paste]
+    assert fragment_paste(page.url) == paste
 
 
-def test_query_in_the_url_reproduces_the_result(page, base_url):
-    page.goto(base_url + "lookup.html?q=" + quote("Maximum peak HBM usage of 28.44GB exceeds HBM limit of\n24.00GB for Trn2."))
-    first = first_result(page)
-    assert first.get_attribute("data-id") == "demo-hbm-limit"
-    assert "Line 1-2 of your paste" in first.inner_text()
-    assert "Needs 1.19x this device's memory" in first.inner_text()
-    assert page.input_value("#errorkb-lookup-q").startswith("Maximum peak HBM usage")
-
-
-def test_no_exact_match_is_labelled_closest(page, base_url):
-    page.goto(base_url + "lookup.html?q=" + quote("CUDA memory trouble while loading the model"))
+def test_no_exact_match_is_labelled_closest_and_offers_the_way_forward(page, base_url):
+    paste = "CUDA memory trouble while loading the model"
+    page.goto(base_url + "lookup.html#q=" + quote(paste))
     first = first_result(page)
     assert first.get_attribute("data-exact") == "false"
     assert "closest, not exact" in first.inner_text()
     assert "No exact match" in page.locator("#errorkb-lookup-status").inner_text()
+    missing = page.locator("#errorkb-lookup-missing")
+    assert missing.is_visible()
+    assert "private paths" in missing.inner_text()
+    assert missing.locator("code.errorkb-new-command").inner_text() == "errorkb new --message-file error.txt"
+    report = urlparse(missing.locator("a.errorkb-report").get_attribute("href"))
+    assert (report.netloc, report.path) == ("github.com", "/example/errorkb/issues/new")
+    fields = parse_qs(report.query)
+    assert fields["template"] == ["missing-error.yml"] and fields["paste"] == [paste]
+    assert fields["title"] == ["Missing error: " + paste]
 
 
 def test_the_index_loads_only_when_someone_searches(page, base_url):
@@ -78,11 +122,29 @@ def test_the_index_loads_only_when_someone_searches(page, base_url):
     assert [u for u in requested if "lookup-index" in u]
 
 
-def test_a_huge_paste_is_capped_with_a_notice(page, base_url):
+def test_the_error_on_the_last_line_of_a_200000_line_log_is_found(page, base_url):
+    page.set_default_timeout(60_000)  # the text area takes its time to lay out 200,000 lines
+    page.goto(base_url + "lookup.html")
+    page.evaluate("""detail => {
+        const words = ['step', 'loss', 'memory', 'allocated', 'device', 'cuda', 'tensor', 'out', 'of', 'HBM'];
+        const lines = [];
+        for (let i = 0; i < 199999; i++) lines.push('12:00:' + (i % 60) + ' INFO ' + words[i % 10] + ' ' + words[(i * 7) % 10] + ' ' + i);
+        lines.push('[rank0]: ' + detail);
+        document.getElementById('errorkb-lookup-q').value = lines.join('\\n');
+        document.querySelector('#errorkb-lookup-form button').click();
+    }""", DETAIL)
+    first = first_result(page)
+    assert first.get_attribute("data-id") == "demo-cuda-detail" and first.get_attribute("data-exact") == "true"
+    assert "Line 200000 of your paste" in first.inner_text()
+    assert "too long to keep in the address" not in page.locator("#errorkb-lookup-status").inner_text()
+
+
+def test_a_paste_beyond_the_limits_is_cut_to_its_end(page, base_url):
+    page.set_default_timeout(60_000)
     page.goto(base_url + "lookup.html")
     page.evaluate("""() => {
         const q = document.getElementById('errorkb-lookup-q');
-        q.value = ('x'.repeat(99) + '\\n').repeat(100 * 1024) + 'Killed';
+        q.value = ('x'.repeat(99) + '\\n').repeat(110 * 1024) + 'Killed';
         document.querySelector('#errorkb-lookup-form button').click();
     }""")
     assert first_result(page).get_attribute("data-id") == "demo-killed"
@@ -90,8 +152,18 @@ def test_a_huge_paste_is_capped_with_a_notice(page, base_url):
     assert "q=" not in page.url
 
 
+def test_stray_bytes_and_invisible_marks_do_not_refuse_or_lose_the_paste(page, base_url):
+    page.goto(base_url + "lookup.html")
+    search_in_page(page, "step 1\x00\x01\nCUDA out\x00 of \u202ememory.\u200b Tried\u2066 to allocate 2.00 MiB\x7f")
+    first = first_result(page)
+    assert (first.get_attribute("data-id"), first.get_attribute("data-exact")) == ("demo-cuda-generic", "true")
+    assert first.locator("mark").inner_text() == "CUDA out of memory. Tried to allocate 2.00 MiB"
+    search_in_page(page, "\x00\x01\x02\x03" * 500)
+    page.wait_for_function("() => /binary/.test(document.getElementById('errorkb-lookup-status').textContent)")
+
+
 def test_the_opensearch_description_points_at_the_lookup_page(page, base_url):
     page.goto(base_url + "index.html")
     href = page.get_attribute('link[rel=search][type="application/opensearchdescription+xml"]', "href")
     xml = page.request.get(base_url + href).text()
-    assert 'template="lookup.html?q={searchTerms}"' in xml
+    assert 'template="lookup.html#q={searchTerms}"' in xml

@@ -2,7 +2,9 @@
  *
  * A plain script usable from node (module.exports) and from a Web Worker (self.ErrorkbLookup).
  * prepare(indexJson) -> index; lookup(index, paste, top) -> {matches, notices}.
- * The index holds the templates' text; they are compiled here, as templates.py compiles them.
+ * The index holds the templates' text, compiled here as templates.py compiles them, and the
+ * constants of lookup.py (limits, character ranges, expressions).  Positions inside the engine
+ * are JavaScript string offsets; matchJson gives them in characters (code points), as Python.
  */
 (function (root, factory) {
   if (typeof module === "object" && module.exports) module.exports = factory();
@@ -10,34 +12,67 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  const INDEX_VERSION = 2;
-  const MAX_PASTE = 256 * 1024;
-  const MAX_LINE_CHARS = 2000;
-  const MAX_SCAN = 4000000;
-  const BM25_K1 = 1.2;
-  const BM25_B = 0.75;
-
-  const ANSI = /\x1b\[[0-?]{0,64}[ -\/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]/g;
-  const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\u00a0\u2000-\u200a\u202f\u205f\u3000]/g;
-  const LOG_PREFIX = new RegExp(
-    "^[ \\t]{0,8}(?:" +
-      "\\[rank[0-9]{1,6}\\]:?" +
-      "|[0-9]{4}-(?:[0-9]{2}|[A-Z][a-z]{2})-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?:?" +
-      "|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{1,9}[ \\t]{1,8}[0-9]{1,10} [A-Za-z0-9_.\\-]{1,128}:[0-9]{1,7}\\]" +
-      "|[A-Za-z0-9][A-Za-z0-9_.\\-]{0,63}[ \\t]{1,32}\\|" +
-      ")[ \\t]{0,32}"
-  );
-  const WORD = /[A-Za-z0-9_]+/g;
+  const INDEX_VERSION = 3;
+  const MENTION = 0, OTHER = 1, ERROR = 2;
+  const WORDS = /[A-Za-z0-9_]+/g;
   const TERM = /[A-Za-z_][A-Za-z0-9_]*/g;
+  const WORD_CHAR = /[A-Za-z0-9_]/;
+  const ALL_DIGITS = /^[0-9]+$/;
+  const BLANK = /^[ \t\n\r\x0b\x0c]*$/;
+  const NON_ASCII = /[^\x00-\x7f]/;
 
-  /* ---- templates (as ext/errorkb/templates.py compiles them) -------------------------- */
+  /* ---- characters, not UTF-16 units ------------------------------------------------------- */
+
+  function isPair(s, i) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) return false;
+    const d = s.charCodeAt(i + 1);
+    return d >= 0xdc00 && d <= 0xdfff;
+  }
+
+  // Characters in s.slice(0, end).
+  function chars(s, end) {
+    if (end === undefined) end = s.length;
+    let n = 0;
+    for (let i = 0; i < end; i++) {
+      if (isPair(s, i) && i + 1 < end) i++;
+      n++;
+    }
+    return n;
+  }
+
+  // The offset after the first n characters of s.
+  function offsetOf(s, n) {
+    let i = 0;
+    for (let k = 0; k < n && i < s.length; k++) i += isPair(s, i) ? 2 : 1;
+    return i;
+  }
+
+  function firstChar(s) {
+    return String.fromCodePoint(s.codePointAt(0));
+  }
+
+  /* ---- templates (as ext/errorkb/templates.py compiles them) ------------------------------ */
 
   // A doubled (literal) brace first, then a placeholder; templates in an index are valid.
   const PLACEHOLDER = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}/g;
-  const SPECIAL = /[()[\]{}?*+\-|^$\\.&~# \t\n\r\v\f]/g;
+  const SYNTAX = /[\\^$.|?*+()[\]{}]/g;
+  const BLANKS = "[ \\t]+";
 
-  function escapeLiteral(text) {  // Python's re.escape
-    return text.replace(SPECIAL, "\\$&");
+  function escapeLiteral(text) {  // templates.escape
+    return text.replace(SYNTAX, "\\$&");
+  }
+
+  function escapeInClass(c) {
+    return "\\]^-[".indexOf(c) >= 0 ? "\\" + c : c;
+  }
+
+  function literalPattern(text) {
+    return text.split(/\s+/).map(escapeLiteral).join(BLANKS);
+  }
+
+  function notInsideBlanks(pattern) {
+    return pattern.startsWith(BLANKS) ? "(?<![ \\t])" + pattern : pattern;
   }
 
   function parseTemplate(text) {
@@ -65,6 +100,16 @@
   function compileTemplate(text, patterns) {
     const parsed = parseTemplate(text);
     const segments = parsed.segments;
+    function trimmed(pos) {
+      let seg = segments[pos];
+      if (pos === 0) seg = seg.replace(/^\s+/, "");
+      if (pos === segments.length - 1) seg = seg.replace(/\s+$/, "");
+      return seg;
+    }
+    const literals = {};
+    segments.forEach(function (seg, pos) {
+      if (typeof seg === "string") literals[pos] = literalPattern(trimmed(pos));
+    });
     const parts = [];
     const names = [];
     const types = [];
@@ -72,27 +117,46 @@
     segments.forEach(function (seg, pos) {
       if (typeof seg === "string") {
         literal += seg;
-        if (pos === 0) seg = seg.replace(/^\s+/, "");
-        if (pos === segments.length - 1) seg = seg.replace(/\s+$/, "");
-        parts.push(seg.split(/\s+/).map(escapeLiteral).join("[ \\t]+"));
+        parts.push(literals[pos]);
         return;
       }
-      const following = segments[pos + 1];
-      let pattern = patterns[seg.type][0];
+      const before = literals[pos - 1];
+      const following = pos + 1 < segments.length ? trimmed(pos + 1) : "";
       const narrowed = patterns[seg.type][1];
-      if (narrowed && typeof following === "string" && !/\s/.test(following[0])) {
-        pattern = narrowed.replace("{stop}", escapeLiteral(following[0]));
+      let pattern;
+      if (narrowed && following && !/\s/.test(following[0])) {
+        const stop = firstChar(following);
+        pattern = narrowed.replace("{stop}", function () { return escapeLiteral(stop); })
+          .replace("{stop_class}", function () { return escapeInClass(stop); });
+      } else if (seg.type === "text") {
+        const stops = [literals[pos + 1], pos > 0 ? literals[0] : ""].filter(Boolean).map(notInsideBlanks).join("|");
+        pattern = patterns.text[0].replace("{stops}", function () { return stops; });
+        const blankBefore = before !== undefined ? before.endsWith(BLANKS) : parsed.wholeLine;
+        if (blankBefore) pattern = "(?![ \\t])" + pattern;
+      } else {
+        pattern = patterns[seg.type][0];
       }
       names.push(seg.name);
       types.push(seg.type);
       // Atomic, as Python's (?>...): (?=(...))\N.
-      parts.push(seg.type === "text" ? "(" + pattern + ")" : "(?=(" + pattern + "))\\" + names.length);
+      parts.push("(?=(" + pattern + "))\\" + names.length);
     });
     let source = parts.join("");
     if (parsed.wholeLine) source = "^[ \\t]*" + source + "[ \\t]*$";
     let spec = 0;
     for (const c of literal) if (!/\s/.test(c)) spec += 1;
-    return { js: source, names: names, types: types, spec: spec, literal: literal, words: wholeWords(parsed) };
+    const runs = Array.from(new Set([].concat.apply([], segments.map(function (seg) {
+      return typeof seg === "string" ? seg.split(/\s+/).filter(Boolean) : [];
+    }))));
+    // The least likely in a log first (lookup.Entry.runs).
+    function weight(run) {
+      let w = 0;
+      for (const c of run) w += c >= "a" && c <= "z" ? 1 : 3;
+      return w;
+    }
+    runs.sort(function (a, b) { return weight(b) - weight(a) || (a < b ? -1 : a > b ? 1 : 0); });
+    return { js: source, names: names, types: types, spec: spec, literal: literal, words: wholeWords(parsed),
+      runs: runs };
   }
 
   // Literal words (3+ characters) that a matching line holds as whole words (lookup.whole_words).
@@ -104,7 +168,7 @@
       const openStart = pos > 0 || !parsed.wholeLine;
       const openEnd = pos < segments.length - 1 || !parsed.wholeLine;
       const text = parsed.wholeLine ? seg.trim() : seg;
-      for (const m of text.matchAll(WORD)) {
+      for (const m of text.matchAll(WORDS)) {
         if (m[0].length < 3) continue;
         if ((m.index === 0 && openStart) || (m.index + m[0].length === text.length && openEnd)) continue;
         words.add(m[0].toLowerCase());
@@ -113,42 +177,73 @@
     return Array.from(words).sort();
   }
 
-  /* ---- the index ---------------------------------------------------------------------- */
+  /* ---- the index -------------------------------------------------------------------------- */
 
-  // One array per record: [id, code, title, url, fixes, words, [[template, key], ...]].
+  function rangeClass(ranges) {
+    return new RegExp("[" + ranges.map(function (r) {
+      return "\\u{" + r[0].toString(16) + "}-\\u{" + r[1].toString(16) + "}";
+    }).join("") + "]+", "gu");
+  }
+
+  // One array per record: [id, code, title, url, fixes, words, [[template, key], ...], aliases].
   function prepare(data) {
     if (!data || data.version !== INDEX_VERSION) {
       throw new Error("not an errorkb lookup index of version " + INDEX_VERSION);
     }
+    const t = data.text;
+    const rx = {
+      ansi: new RegExp(t.ansi, "gu"), prefixes: new RegExp(t.prefix, "gmu"), prefix: new RegExp(t.prefix, "mu"),
+      marker: new RegExp(t.marker, "gu"), errorName: new RegExp(t.error_name, "u"), hint: new RegExp(t.hint, "u"),
+      quote: new RegExp(t.quote, "gu"), token: new RegExp(t.token, "gu"),
+      isToken: new RegExp("^(?:" + t.token + ")$", "u"),
+      dropped: rangeClass(t.dropped), spaces: rangeClass(t.spaces), notText: rangeClass(t.not_text),
+    };
     const records = [];
     const words = [];
     const templates = [];
     data.records.forEach(function (row, r) {
-      records.push({ id: row[0], code: row[1], title: row[2], url: row[3], fixes: row[4] });
+      records.push({ id: row[0], code: row[1], title: row[2], url: row[3], fixes: row[4], aliases: row[7] });
       words.push(row[5]);
-      for (const t of row[6]) templates.push({ r: r, text: t[0], key: t[1], compiled: null });
+      for (const tpl of row[6]) templates.push({ r: r, text: tpl[0], key: tpl[1], compiled: null });
     });
     const byKey = new Map();
     const always = [];
-    templates.forEach(function (t, i) {
-      if (t.key === null) always.push(i);
+    templates.forEach(function (tpl, i) {
+      if (tpl.key === null) always.push(i);
       else {
-        if (!byKey.has(t.key)) byKey.set(t.key, []);
-        byKey.get(t.key).push(i);
+        if (!byKey.has(tpl.key)) byKey.set(tpl.key, []);
+        byKey.get(tpl.key).push(i);
       }
     });
-    return { records: records, words: words, templates: templates, patterns: data.patterns,
-      byKey: byKey, always: always, bm25: null };
+    const names = new Map();
+    const byNameWord = new Map();
+    records.forEach(function (rec, r) {
+      for (const text of new Set([rec.id, rec.code].concat(rec.aliases))) {
+        if (!text || !rx.isToken.test(text)) continue;
+        const name = { record: r, text: text, folded: text.toLowerCase(), digits: ALL_DIGITS.test(text) };
+        if (!names.has(name.folded)) names.set(name.folded, []);
+        names.get(name.folded).push(name);
+        const last = name.folded.match(WORDS).pop();
+        if (!byNameWord.has(last)) byNameWord.set(last, []);
+        byNameWord.get(last).push(name);
+      }
+    });
+    const keys = new Set(byKey.keys());
+    for (const key of byNameWord.keys()) keys.add(key);
+    return { records: records, words: words, templates: templates, patterns: data.patterns, rx: rx,
+      limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], report: data.report,
+      byKey: byKey, always: always, names: names, byNameWord: byNameWord, keys: keys, bm25: null };
   }
 
   // Compiled on first use: a search compiles only the templates it short-lists.
   function compiled(index, e) {
-    const t = index.templates[e];
-    if (!t.compiled) {
-      t.compiled = compileTemplate(t.text, index.patterns);
-      t.compiled.regex = new RegExp(t.compiled.js);
+    const tpl = index.templates[e];
+    if (!tpl.compiled) {
+      tpl.compiled = compileTemplate(tpl.text, index.patterns);
+      tpl.compiled.regex = new RegExp(tpl.compiled.js, "gu");
+      tpl.compiled.wordsOf = tpl.key === null ? [] : tpl.compiled.words;
     }
-    return t.compiled;
+    return tpl.compiled;
   }
 
   // The closest-match ranking's statistics, worked out on the first search that needs them.
@@ -157,7 +252,7 @@
     const parts = index.records.map(function (rec, r) {
       return [rec.id, rec.code, rec.title, index.words[r]];
     });
-    for (const t of index.templates) parts[t.r].push(parseTemplate(t.text).segments.filter(function (s) {
+    for (const tpl of index.templates) parts[tpl.r].push(parseTemplate(tpl.text).segments.filter(function (s) {
       return typeof s === "string";
     }).join(""));
     const docs = [];
@@ -180,111 +275,262 @@
     return index.bm25;
   }
 
-  /* ---- a paste ------------------------------------------------------------------------ */
+  /* ---- a paste ---------------------------------------------------------------------------- */
 
   function formatCount(n) {
     return n.toLocaleString("en-US");
   }
 
-  function normalise(paste) {
+  function looksBinary(index, paste) {
+    const odd = paste.length - paste.replace(index.rx.notText, "").length;
+    // A character takes one or two units of a string: counting them is needed only near the edge.
+    return odd * 4 > paste.length && odd > chars(paste) / 2;
+  }
+
+  function normalise(index, paste) {
     const notices = [];
-    if (paste.length > MAX_PASTE) {
-      notices.push("The paste has " + formatCount(paste.length) + " characters; only its last " +
-        formatCount(MAX_PASTE) + " were searched.");
-      paste = paste.slice(-MAX_PASTE);
-    }
-    paste = paste.replace(ANSI, "").replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(CONTROL, " ");
-    const lines = [];
-    let cut = 0;
-    paste.split("\n").forEach(function (text, number) {
-      for (let k = 0; k < 3; k++) {
-        const m = LOG_PREFIX.exec(text);
-        if (!m || !m[0]) break;
-        text = text.slice(m[0].length);
+    const limits = index.limits;
+    const rx = index.rx;
+    if (paste.length > limits.paste) {
+      const total = chars(paste);
+      if (total > limits.paste) {
+        notices.push("The paste has " + formatCount(total) + " characters; only its last " +
+          formatCount(limits.paste) + " were searched.");
+        paste = paste.slice(offsetOf(paste, total - limits.paste));
       }
-      if (text.length > MAX_LINE_CHARS) {
-        text = text.slice(0, MAX_LINE_CHARS);
+    }
+    paste = paste.replace(rx.ansi, "").replace(/\r\n/g, "\n").replace(/\r/g, "\n");
+    paste = paste.replace(rx.dropped, "").replace(rx.spaces, " ");
+    let raw = paste.split("\n");
+    if (raw.length > limits.lines) {
+      notices.push("The paste has " + formatCount(raw.length) + " lines; only its last " +
+        formatCount(limits.lines) + " were searched.");
+      raw = raw.slice(-limits.lines);
+      paste = raw.join("\n");
+    }
+    const lines = paste.replace(rx.prefixes, "").split("\n");
+    let cut = 0;
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i].length > limits.line && chars(lines[i]) > limits.line) {
+        lines[i] = lines[i].slice(0, offsetOf(lines[i], limits.line));
         cut += 1;
       }
-      if (text.trim()) lines.push({ number: number, text: text });
-    });
+    }
     if (cut) {
-      notices.push(cut + " line(s) longer than " + formatCount(MAX_LINE_CHARS) + " characters were cut.");
+      notices.push(formatCount(cut) + " line(s) longer than " + formatCount(limits.line) + " characters were cut.");
     }
-    return { lines: lines, notices: notices };
+    return { lines: lines, raw: raw, notices: notices, oneLine: null };
   }
 
-  function looksBinary(paste) {
-    if (paste.indexOf("\x00") >= 0) return true;
-    const sample = paste.slice(0, 8192);
-    let odd = 0;
-    for (let i = 0; i < sample.length; i++) {
-      const c = sample[i];
-      if ((c < " " && c !== "\t" && c !== "\n" && c !== "\r" && c !== "\x1b") || c === "\ufffd") odd += 1;
+  function oneLine(paste) {
+    if (paste.oneLine === null) {
+      let n = 0;
+      for (const line of paste.lines) if (line.trim()) n += 1;
+      paste.oneLine = n === 1;
     }
-    return odd > sample.length * 0.1;
-  }
-
-  function wordSet(text) {
-    const set = new Set();
-    const found = text.match(WORD) || [];
-    for (const w of found) set.add(w.toLowerCase());
-    return set;
+    return paste.oneLine;
   }
 
   function lookup(index, paste, top) {
     top = top || 5;
-    if (!paste.trim()) return { matches: [], notices: ["The paste is empty."] };
-    if (looksBinary(paste)) {
+    if (BLANK.test(paste)) return { matches: [], notices: ["The paste is empty."] };
+    if (looksBinary(index, paste)) {
       return { matches: [], notices: ["The paste looks like binary data, not text; nothing was searched."] };
     }
-    const norm = normalise(paste);
-    let matches = exactMatches(index, norm.lines, norm.notices);
+    const norm = normalise(index, paste);
+    let matches = exactMatches(index, norm);
     if (!matches.length) matches = closest(index, norm.lines);
     return { matches: matches.slice(0, top), notices: norm.notices };
   }
 
-  function candidates(index, present) {
-    const found = new Set(index.always);
-    for (const w of present) {
-      const list = index.byKey.get(w);
-      if (list) for (const e of list) found.add(e);
-    }
-    return Array.from(found).sort(function (a, b) { return a - b; });
+  // The words of a line, lower case (ASCII letters only, as Python's side does).
+  function lineWords(line) {
+    if (!NON_ASCII.test(line)) return line.toLowerCase().match(WORDS) || [];
+    const found = line.match(WORDS);
+    if (!found) return [];
+    for (let k = 0; k < found.length; k++) found[k] = found[k].toLowerCase();
+    return found;
   }
 
-  function exactMatches(index, lines, notices) {
-    const words = lines.map(function (l) { return wordSet(l.text); });
-    const hits = new Map();
-    const seen = new Set();
-    let budget = MAX_SCAN;
+  function exactMatches(index, paste) {
+    const lines = paste.lines;
+    const wordSets = new Map();
+    function wordsOf(i) {
+      if (!wordSets.has(i)) wordSets.set(i, new Set(lineWords(lines[i])));
+      return wordSets.get(i);
+    }
+    const holding = new Map();  // key -> the lines that hold it
     for (let i = 0; i < lines.length; i++) {
-      const line = lines[i];
-      // The line alone, then joined to the one before (as in lookup.py).
-      const tries = [[line, line.text, words[i], 1]];
-      if (i > 0 && lines[i - 1].number === line.number - 1) {
-        const both = new Set(words[i - 1]);
-        for (const w of words[i]) both.add(w);
-        tries.push([lines[i - 1], lines[i - 1].text + " " + line.text, both, 2]);
-      }
-      for (const [first, text, present, span] of tries) {
-        if (seen.has(text)) continue;
-        seen.add(text);
-        for (const e of candidates(index, present)) {
-          if (hits.has(e)) continue;
-          const entry = compiled(index, e);
-          if (!entry.words.every(function (w) { return present.has(w); })) continue;
-          budget -= text.length;
-          if (budget < 0) {
-            notices.push("The paste was too long to search completely; the search stopped early.");
-            return rank(index, hits);
-          }
-          const m = entry.regex.exec(text);
-          if (m) hits.set(e, { line: first, span: span, text: text, m: m });
-        }
+      if (!lines[i]) continue;
+      const found = lineWords(lines[i]);
+      for (let k = 0; k < found.length; k++) {
+        const w = found[k];
+        if (!index.keys.has(w)) continue;
+        let list = holding.get(w);
+        if (!list) holding.set(w, list = []);
+        if (list[list.length - 1] !== i) list.push(i);
       }
     }
-    return rank(index, hits);
+    const shortListed = new Map();  // entry -> the lines that hold its key
+    for (const [key, found] of holding) for (const e of index.byKey.get(key) || []) shortListed.set(e, found);
+    let flat = null;  // the lines as one text, and where each starts in it
+    const holdingRun = new Map();
+    function linesHolding(run) {  // the lines that contain run (once per copy), in one scan
+      if (!holdingRun.has(run)) {
+        if (!flat) {
+          const starts = [0];
+          for (const line of lines) starts.push(starts[starts.length - 1] + line.length + 1);
+          flat = { text: lines.join("\n"), starts: starts };
+        }
+        const found = [];
+        for (let at = flat.text.indexOf(run); at >= 0; at = flat.text.indexOf(run, at + 1)) {
+          let lo = 0, hi = flat.starts.length - 1;
+          while (lo < hi) {  // the last start <= at
+            const mid = (lo + hi + 1) >> 1;
+            if (flat.starts[mid] <= at) lo = mid; else hi = mid - 1;
+          }
+          found.push(lo);
+        }
+        holdingRun.set(run, found);
+      }
+      return holdingRun.get(run);
+    }
+    for (const e of index.always) shortListed.set(e, linesHolding(compiled(index, e).runs[0]));
+    const searched = new Map();  // the same text is searched once per template
+    const hits = [];
+    for (const [e, found] of shortListed) {
+      let lines = found;
+      if (found.length > index.scanFrom) {  // keep the lines near a copy of its longest literal run
+        const near = new Set();
+        for (const j of linesHolding(compiled(index, e).runs[0])) { near.add(j - 1); near.add(j); near.add(j + 1); }
+        lines = found.filter(function (i) { return near.has(i); });
+      }
+      templateHits(index, paste, e, lines, wordsOf, searched, hits);
+    }
+    const named = new Map();  // line -> the names whose last word it holds
+    for (const [key, found] of holding) {
+      const names = index.byNameWord.get(key);
+      if (names) for (const i of found) named.set(i, (named.get(i) || []).concat(names));
+    }
+    const exact = hits.filter(function (h) { return h.standing > MENTION; });
+    const matched = new Set();
+    for (const h of exact) for (let k = h.line; k < h.line + h.lines; k++) matched.add(k);
+    for (const [i, names] of named) nameHits(index, paste, i, names, matched.has(i), exact);
+    return rank(index, exact);
+  }
+
+  // Every occurrence of entry e in a short-listed line; where the line alone gives none, in it
+  // joined to the line before or after, crossing the join (lookup._Matcher.hits).
+  function templateHits(index, paste, e, shortListed, wordsOf, searched, hits) {
+    const entry = compiled(index, e);
+    const lines = paste.lines;
+    const tried = new Set();
+    function search(text) {
+      const key = e + "\n" + text;
+      let found = searched.get(key);
+      if (found === undefined) {
+        found = Array.from(text.matchAll(entry.regex));
+        searched.set(key, found);
+      }
+      return found;
+    }
+    function hit(first, count, text, m) {
+      hits.push({ record: index.templates[e].r, line: first, lines: count, text: text,
+        span: [m.index, m.index + m[0].length], standing: standing(index, paste, first, text, m.index),
+        named: false, spec: entry.spec, order: e, m: m });
+    }
+    function holdsRuns(text, other) {
+      for (const run of entry.runs) if (!text.includes(run) && !(other && other.includes(run))) return false;
+      return true;
+    }
+    function holdsWords(a, b) {
+      for (const w of entry.wordsOf) if (!wordsOf(a).has(w) && !(b >= 0 && wordsOf(b).has(w))) return false;
+      return true;
+    }
+    for (const i of new Set(shortListed)) {
+      const text = lines[i];
+      if (holdsRuns(text, null) && holdsWords(i, -1)) {
+        const found = search(text);
+        if (found.length) {
+          for (const m of found) hit(i, 1, text, m);
+          continue;
+        }
+      }
+      for (const first of [i - 1, i]) {
+        const other = first === i ? i + 1 : first;
+        if (first < 0 || other >= lines.length || tried.has(first) || !lines[other].trim()) continue;
+        if (!holdsRuns(text, lines[other])) continue;
+        tried.add(first);
+        if (!holdsWords(first, first + 1)) continue;
+        const joined = lines[first] + " " + lines[first + 1];
+        const join = lines[first].length;
+        for (const m of search(joined)) if (m.index < join && join < m.index + m[0].length - 1) hit(first, 2, joined, m);
+      }
+    }
+  }
+
+  // The names that line i writes as a token or as the end of a dotted one; on a matched line,
+  // not one that labels the message ("Name:").
+  function nameHits(index, paste, i, names, matched, hits) {
+    const wanted = new Set(names.map(function (n) { return n.folded; }));
+    const text = paste.lines[i];
+    for (const m of text.matchAll(index.rx.token)) {
+      if (matched && text.slice(m.index + m[0].length).replace(/^[ \t]+/, "").startsWith(":")) continue;
+      const token = m[0].toLowerCase();
+      let at = 0;
+      for (;;) {
+        const tail = token.slice(at);
+        if (wanted.has(tail)) {
+          for (const name of index.names.get(tail)) {
+            if (name.digits && !oneLine(paste)) continue;
+            const start = m.index + at;
+            let spec = 0;
+            for (const c of name.text) if (!/\s/.test(c)) spec += 1;
+            hits.push({ record: name.record, line: i, lines: 1, text: text, span: [start, m.index + m[0].length],
+              standing: Math.max(OTHER, standing(index, paste, i, text, start)), named: true, spec: spec,
+              order: index.templates.length + name.record, m: null, name: name.text });
+          }
+        }
+        const dot = token.indexOf(".", at);
+        if (dot < 0) break;
+        at = dot + 1;
+      }
+    }
+  }
+
+  function standing(index, paste, first, text, start) {
+    const rx = index.rx;
+    const prefix = rx.prefix.exec(paste.raw[first]);
+    const before = (prefix ? prefix[0] : "") + text.slice(0, start);
+    let after = before;
+    let marked = false;
+    for (const m of before.matchAll(rx.marker)) {
+      if (m[1] === undefined || rx.errorName.test(m[1])) {
+        after = before.slice(m.index + m[0].length);
+        marked = true;
+      }
+    }
+    if (rx.hint.test(after.toLowerCase()) || quotedInProse(index, after)) return MENTION;
+    return marked || !WORD_CHAR.test(after) ? ERROR : OTHER;
+  }
+
+  const QUOTE_KIND = { "\u2018": "'", "\u2019": "'", "\u201d": "\u201c", "\u00bb": "\u00ab" };
+
+  // A quotation open at the end of text, opened after a word or "(" (lookup._quoted_in_prose).
+  function quotedInProse(index, text) {
+    const opened = new Map();
+    for (const m of text.matchAll(index.rx.quote)) {
+      const mark = m[0];
+      const kind = QUOTE_KIND[mark] || mark;
+      if (mark === "\u201d" || mark === "\u00bb") opened.delete(kind);
+      else if (mark === "\u201c" || mark === "\u00ab" || !opened.has(kind)) opened.set(kind, m.index);
+      else opened.delete(kind);
+    }
+    for (const at of opened.values()) {
+      const before = text.slice(0, at).replace(/[ \t]+$/, "");
+      if (before && (before[before.length - 1] === "(" || WORD_CHAR.test(before[before.length - 1]))) return true;
+    }
+    return false;
   }
 
   function compareKeys(a, b) {
@@ -292,26 +538,35 @@
     return 0;
   }
 
+  // Which of a record's occurrences stands for it: a template's match (it reads values) before
+  // its name, then the best, the last one among equals.
+  function strength(h) {
+    return [h.named ? 0 : 1, h.spec, h.standing, h.line, h.span[0], -h.order];
+  }
+
   function rank(index, hits) {
-    const templates = index.templates;
     const best = new Map();
-    for (const [e, hit] of hits) {
-      const entry = compiled(index, e);
-      const r = templates[e].r;
-      const key = [-entry.spec, hit.line.number, hit.span, e];
-      const prev = best.get(r);
-      if (!prev || compareKeys(key, prev.key) < 0) best.set(r, { key: key, e: e });
+    const named = new Set();
+    for (const h of hits) {
+      if (h.named) named.add(h.record);
+      const prev = best.get(h.record);
+      if (!prev || compareKeys(strength(h), strength(prev)) > 0) best.set(h.record, h);
     }
-    const ordered = Array.from(best.values()).sort(function (a, b) { return compareKeys(a.key, b.key); });
-    return ordered.map(function (b) {
-      const entry = compiled(index, b.e);
-      const hit = hits.get(b.e);
+    function order(h) {
+      return [named.has(h.record) ? 0 : 1, -h.spec, -h.standing, h.line, h.span[0], h.order];
+    }
+    const ordered = Array.from(best.values()).sort(function (a, b) { return compareKeys(order(a), order(b)); });
+    return ordered.map(function (h) {
       const values = {};
-      entry.names.forEach(function (name, i) { values[name] = parseValue(entry.types[i], hit.m[i + 1]); });
+      let template = h.name;
+      if (h.m) {
+        const entry = compiled(index, h.order);
+        entry.names.forEach(function (name, i) { values[name] = parseValue(entry.types[i], h.m[i + 1]); });
+        template = index.templates[h.order].text;
+      }
       return {
-        record: index.records[templates[b.e].r], exact: true, score: entry.spec, values: values,
-        line: hit.line.number, lines: hit.span, text: hit.text,
-        span: [hit.m.index, hit.m.index + hit.m[0].length], template: templates[b.e].text,
+        record: index.records[h.record], exact: true, score: h.spec, values: values,
+        line: h.line, lines: h.lines, text: h.text, span: h.span, template: template,
         explanation: explain(values),
       };
     });
@@ -335,15 +590,15 @@
   function closest(index, lines) {
     const bm = bm25Of(index);
     const set = new Set();
-    for (const line of lines) for (const t of terms(line.text)) set.add(t);
+    for (const line of lines) for (const t of terms(line)) set.add(t);
     const query = Array.from(set).sort();
     const scores = [];
     bm.docs.forEach(function (doc, r) {
-      const norm = BM25_K1 * (1 - BM25_B + BM25_B * bm.lengths[r] / bm.avgdl);
+      const norm = index.k1 * (1 - index.b + index.b * bm.lengths[r] / bm.avgdl);
       let score = 0.0;
       for (const term of query) {
         const tf = doc.get(term) || 0;
-        if (tf) score += bm.idf.get(term) * tf * (BM25_K1 + 1) / (tf + norm);
+        if (tf) score += bm.idf.get(term) * tf * (index.k1 + 1) / (tf + norm);
       }
       if (score > 0) scores.push([score, r]);
     });
@@ -354,7 +609,7 @@
     });
   }
 
-  /* ---- values ------------------------------------------------------------------------- */
+  /* ---- values ----------------------------------------------------------------------------- */
 
   const UNIT_FACTORS = {
     b: 1, byte: 1, bytes: 1,
@@ -387,18 +642,25 @@
 
   function valueJson(v) {
     const out = { type: v.type, text: v.text };
-    if (v.number !== null && v.number !== undefined) out[v.type === "size" ? "bytes" : "value"] = v.number;
+    if (v.number !== null && v.number !== undefined) {
+      out[v.type === "size" ? "bytes" : "value"] = Number.isFinite(v.number) ? v.number : null;
+    }
     return out;
   }
 
+  // The entry of `errorkb lookup --json` (Match.as_json): line 1-based, span in characters.
   function matchJson(m) {
     const values = {};
     for (const name of Object.keys(m.values)) values[name] = valueJson(m.values[name]);
+    const found = m.line !== null;
     return { id: m.record.id, code: m.record.code || null, title: m.record.title, score: m.score,
-      exact: m.exact, values: values, url: m.record.url };
+      exact: m.exact, values: values, url: m.record.url,
+      line: found ? m.line + 1 : null, lines: m.lines,
+      span: found ? [chars(m.text, m.span[0]), chars(m.text, m.span[1])] : null,
+      text: found ? m.text : null, explanation: m.explanation ? m.explanation.text : null };
   }
 
-  /* ---- what the numbers mean ---------------------------------------------------------- */
+  /* ---- what the numbers mean -------------------------------------------------------------- */
 
   function formatBytes(n) {
     const units = [["TiB", 1024 ** 4], ["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]];
@@ -443,7 +705,8 @@
   }
 
   return {
-    INDEX_VERSION: INDEX_VERSION, MAX_PASTE: MAX_PASTE, prepare: prepare, lookup: lookup, normalise: normalise,
-    looksBinary: looksBinary, explain: explain, compileTemplate: compileTemplate, parseSize: parseSize, matchJson: matchJson, terms: terms,
+    INDEX_VERSION: INDEX_VERSION, prepare: prepare, lookup: lookup, normalise: normalise,
+    looksBinary: looksBinary, explain: explain, compileTemplate: compileTemplate, parseSize: parseSize,
+    matchJson: matchJson, terms: terms, chars: chars,
   };
 });

@@ -1,5 +1,7 @@
 /* errorkb lookup page: sends the paste to the worker and shows the answers.
- * The paste is only ever shown with textContent, never parsed as HTML. */
+ * The paste is only ever shown with textContent, never parsed as HTML, and never leaves the
+ * browser: it arrives in the address's fragment (#q=), which is not sent to servers, or from
+ * the landing page's box through session storage; an old ?q= address is rewritten at once. */
 (function () {
   "use strict";
   const form = document.getElementById("errorkb-lookup-form");
@@ -7,14 +9,23 @@
   const input = document.getElementById("errorkb-lookup-q");
   const status = document.getElementById("errorkb-lookup-status");
   const list = document.getElementById("errorkb-lookup-results");
+  const missing = document.getElementById("errorkb-lookup-missing");
   const indexUrl = new URL(form.dataset.index, document.baseURI).href;
   const workerUrl = new URL(form.dataset.worker, document.baseURI).href;
-  const MAX_URL_QUERY = 2000;  // longer pastes are searched but not put in the address
+  const report = form.dataset.report;
+  const HANDED = "errorkb-paste";  // session storage key of the landing page's box
+  const MAX_FRAGMENT = 200000;  // longer pastes are searched but not kept in the address
+  const MAX_REPORT = 4000;  // characters of the paste prefilled in the issue form (its end)
+  // A search is linear in the paste; this only stops one that cannot finish (a slow machine
+  // given the largest paste takes a few seconds).
   const TIME_LIMIT_MS = 10000;
+  const TIME_PER_MB_MS = 2000;
   let worker = null;
   let jobs = 0;
   let watchdog = null;
   let timer = null;
+  let shown = null;  // the paste of the address's fragment
+  let searched = "";  // the paste of the latest search
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -31,12 +42,25 @@
 
   function setStatus(text) { status.textContent = text; }
 
+  function fragmentPaste() {
+    const hash = window.location.hash;
+    if (!hash.startsWith("#q=")) return null;
+    try {
+      return decodeURIComponent(hash.slice(3));
+    } catch (error) {
+      return null;
+    }
+  }
+
+  // Keeps the paste in the address's fragment, so the search can be shared; false if too long.
   function remember(q) {
     const url = new URL(window.location.href);
-    if (q.length <= MAX_URL_QUERY) url.searchParams.set("q", q);
-    else url.searchParams.delete("q");
+    url.search = "";
+    const encoded = encodeURIComponent(q);
+    url.hash = encoded.length <= MAX_FRAGMENT ? "q=" + encoded : "";
+    shown = encoded.length <= MAX_FRAGMENT ? q : null;
     window.history.replaceState(null, "", url.href);
-    return q.length <= MAX_URL_QUERY;
+    return shown !== null;
   }
 
   function startWorker() {
@@ -51,26 +75,29 @@
     worker.onerror = function () { setStatus("The search failed to start."); };
   }
 
-  function search(q, fromUser) {
+  function search(q) {
     clearTimeout(timer);
+    missing.hidden = true;
     if (!q.trim()) {
       list.replaceChildren();
       setStatus("");
+      remember("");
       return;
     }
     if (!worker) startWorker();
-    const shared = fromUser ? remember(q) : true;
+    const kept = remember(q);
+    searched = q;
     jobs += 1;
     setStatus(jobs === 1 ? "Loading the index and searching..." : "Searching...");
+    if (!kept) setStatus("Searching... (the paste is too long to keep in the address)");
     list.dataset.state = "busy";
-    if (!shared) setStatus("Searching... (the paste is too long to keep in the address)");
     clearTimeout(watchdog);
     watchdog = setTimeout(function () {
       worker.terminate();
       worker = null;
       list.dataset.state = "done";
       setStatus("The search took too long and was stopped; paste just the error lines.");
-    }, TIME_LIMIT_MS);
+    }, TIME_LIMIT_MS + TIME_PER_MB_MS * q.length / 1e6);
     worker.postMessage({ id: jobs, q: q, top: 5, indexUrl: indexUrl });
   }
 
@@ -92,12 +119,35 @@
       const v = values[name];
       const row = el("tr");
       row.append(el("th", "", name));
-      let shown = v.text;
-      if (v.type === "size" && v.number !== null) shown += " (" + v.number.toLocaleString("en-US") + " bytes, " + formatBytes(v.number) + ")";
-      row.append(el("td", "", shown));
+      let text = v.text;
+      if (v.type === "size" && v.number !== null) text += " (" + v.number.toLocaleString("en-US") + " bytes, " + formatBytes(v.number) + ")";
+      row.append(el("td", "", text));
       table.append(row);
     }
     return table;
+  }
+
+  // The way forward when nothing matched exactly: report the error, or start its record.
+  function showMissing(q) {
+    missing.replaceChildren();
+    missing.append(el("p", "errorkb-missing-head", "Not in the catalogue yet?"));
+    if (report) {
+      const lines = q.split("\n").filter(function (line) { return line.trim(); });
+      const title = "Missing error: " + (lines.length ? lines[lines.length - 1].trim().slice(0, 80) : "");
+      const link = el("a", "errorkb-report", "Report this error");
+      link.href = report + "&title=" + encodeURIComponent(title) + "&paste=" + encodeURIComponent(q.slice(-MAX_REPORT));
+      link.target = "_blank";
+      link.rel = "noopener";
+      const p = el("p");
+      p.append(link, " opens the repository's issue form with your paste filled in. Logs can hold " +
+        "private paths, user, host and model names: check what the form shows before you send it.");
+      missing.append(p);
+    }
+    const start = el("p", "", "Or add it yourself: save the error line to a file and start its record with ");
+    start.append(el("code", "errorkb-new-command", "errorkb new --message-file error.txt"),
+      " in a clone of the site's repository.");
+    missing.append(start);
+    missing.hidden = false;
   }
 
   function show(result, ms) {
@@ -140,20 +190,44 @@
       }
       list.append(item);
     }
+    if (!result.matches.length || !result.matches[0].exact) showMissing(searched);
     list.dataset.state = "done";
   }
 
+  function load(q) {
+    input.value = q;
+    search(q);
+  }
+
+  // The button's own click starts the search: letting it submit the form would first hand the
+  // whole paste to the browser's form machinery (autofill), which takes seconds on a long log.
+  form.querySelector("button").addEventListener("click", function (event) {
+    event.preventDefault();
+    search(input.value);
+  });
   form.addEventListener("submit", function (event) {
     event.preventDefault();
-    search(input.value, true);
+    search(input.value);
   });
   input.addEventListener("input", function () {
     clearTimeout(timer);
-    timer = setTimeout(function () { search(input.value, true); }, 300);
+    timer = setTimeout(function () { search(input.value); }, 300);
   });
-  const q = new URLSearchParams(window.location.search).get("q");
-  if (q) {
-    input.value = q;
-    search(q, false);
+  window.addEventListener("hashchange", function () {
+    const q = fragmentPaste();
+    if (q !== null && q !== shown) load(q);
+  });
+
+  // An old ?q= address: its paste moves to the fragment before anything else happens.
+  const query = new URLSearchParams(window.location.search).get("q");
+  let handed = null;
+  try {
+    handed = window.sessionStorage.getItem(HANDED);
+    window.sessionStorage.removeItem(HANDED);
+  } catch (error) {
+    handed = null;  // storage refused: the box used the fragment
   }
+  const first = query !== null ? query : handed !== null ? handed : fragmentPaste();
+  if (query !== null) remember(query);
+  if (first) load(first);
 })();
