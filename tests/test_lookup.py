@@ -266,6 +266,10 @@ def test_a_log_level_makes_an_error_line(index):
     ('print("CUDA out of memory', MENTION),
     ("the log said 'CUDA out of memory", MENTION),
     ("it's not “CUDA out of memory", MENTION),
+    ("Task handler raised error: WorkerLostError('CUDA out of memory", ERROR),  # an exception's repr
+    ("Error: Warmup(Generation(\"CUDA out of memory", ERROR),
+    ("    raise RuntimeError(\"CUDA out of memory", MENTION),  # code that raises it
+    ("throw std::runtime_error(\"CUDA out of memory", MENTION),
 ])
 def test_what_precedes_a_match_gives_its_standing(line, expected):
     paste = normalise(line)

@@ -21,7 +21,8 @@ reads.  ``lookup`` runs one paste:
    (``ERROR``, ``FATAL``, glog's ``E``/``F``) comes before it, or nothing does; a *mention* when,
    after the last of those, a hint word (``if``, ``try``, ``see`` ...) comes before it, or a
    quotation opened in a sentence or a call (``said "...``, ``print("...``; not a value in data,
-   ``"error": "...``); any other line otherwise.  Mentions are not exact matches.
+   ``"error": "...``, nor a class built from it, ``WorkerLostError('...``); any other line
+   otherwise.  Mentions are not exact matches.
 4. A record's code, id or alias named in a line is an exact match too, more specific than any
    template: alone, in a sentence or in a log, but not as the label of a message that a
    template matched (``torch.OutOfMemoryError: HIP out of memory``); an all-digit code only when
@@ -113,6 +114,9 @@ PATTERNS = {
     # Words of a hint about an error rather than the error itself (matched in lower case).
     "hint": r"(?<![A-Za-z0-9_])(?:if|try|see|hint|tip|note|consider|please|encounter|avoids?|prevents?|instead"
             r"|whether|unless|e\.g|example|means|like)(?![A-Za-z0-9_])",
+    # A class built with the quotation as its argument, as an exception's repr is printed
+    # (``WorkerLostError('...``), but not one that code raises or throws.
+    "class_call": r"(?<![A-Za-z0-9_])(?<!raise )(?<!throw )(?<!new )[A-Z][A-Za-z0-9_]{0,200}\($",
     # Quote marks; a straight or curved single quote between two letters or digits is an apostrophe.
     "quote": r"""["`“”«»]|(?<![A-Za-z0-9])['‘’]|['‘’](?![A-Za-z0-9])""",
     # Codes, ids and aliases as written in a line.
@@ -136,6 +140,7 @@ _MARKER = re.compile(PATTERNS["marker"])
 _ERROR_NAME = re.compile(PATTERNS["error_name"])
 _HINT = re.compile(PATTERNS["hint"])
 _QUOTE = re.compile(PATTERNS["quote"])
+_CLASS_CALL = re.compile(PATTERNS["class_call"])
 _TOKEN = re.compile(PATTERNS["token"])
 _CLEAN = {**_table(DROPPED, None), **_table(SPACES, " ")}
 _NOT_TEXT = _table(NOT_TEXT, None)
@@ -635,7 +640,8 @@ def standing(paste: Paste, first: int, text: str, start: int) -> int:
 def _quoted_in_prose(text: str) -> bool:
     """Whether a quotation is open at the end of ``text`` whose opening mark follows a word or
     an opening parenthesis: a message quoted in a sentence or a call, not a value in data
-    (``"error": "..."``, ``error='...'``) or a quotation that opens the line."""
+    (``"error": "..."``, ``error='...'``), an exception's repr (``WorkerLostError('...``) or a
+    quotation that opens the line."""
     opened: dict[str, int] = {}  # kind of quotation -> where its open one starts
     for m in _QUOTE.finditer(text):
         mark = m.group()
@@ -648,7 +654,7 @@ def _quoted_in_prose(text: str) -> bool:
             del opened[kind]
     for at in opened.values():
         before = text[:at].rstrip(" \t")
-        if before and (before[-1] == "(" or _WORD_CHAR.match(before[-1])):
+        if before and (before[-1] == "(" or _WORD_CHAR.match(before[-1])) and not _CLASS_CALL.search(before):
             return True
     return False
 

@@ -194,7 +194,7 @@
     const rx = {
       ansi: new RegExp(t.ansi, "gu"), prefixes: new RegExp(t.prefix, "gmu"), prefix: new RegExp(t.prefix, "mu"),
       marker: new RegExp(t.marker, "gu"), errorName: new RegExp(t.error_name, "u"), hint: new RegExp(t.hint, "u"),
-      quote: new RegExp(t.quote, "gu"), token: new RegExp(t.token, "gu"),
+      quote: new RegExp(t.quote, "gu"), classCall: new RegExp(t.class_call, "u"), token: new RegExp(t.token, "gu"),
       isToken: new RegExp("^(?:" + t.token + ")$", "u"),
       dropped: rangeClass(t.dropped), spaces: rangeClass(t.spaces), notText: rangeClass(t.not_text),
     };
@@ -516,7 +516,7 @@
 
   const QUOTE_KIND = { "\u2018": "'", "\u2019": "'", "\u201d": "\u201c", "\u00bb": "\u00ab" };
 
-  // A quotation open at the end of text, opened after a word or "(" (lookup._quoted_in_prose).
+  // A quotation open at the end of text, opened after a word or "(" but not a class's "(" (lookup._quoted_in_prose).
   function quotedInProse(index, text) {
     const opened = new Map();
     for (const m of text.matchAll(index.rx.quote)) {
@@ -528,7 +528,8 @@
     }
     for (const at of opened.values()) {
       const before = text.slice(0, at).replace(/[ \t]+$/, "");
-      if (before && (before[before.length - 1] === "(" || WORD_CHAR.test(before[before.length - 1]))) return true;
+      if (before && (before[before.length - 1] === "(" || WORD_CHAR.test(before[before.length - 1]))
+          && !index.rx.classCall.test(before)) return true;
     }
     return false;
   }
