@@ -170,9 +170,19 @@ def sources_in_context(app: Sphinx, pagename: str, templatename: str, context: d
         return
     source = DIMENSIONS[0]
     context["errorkb_sources"] = [
-        (source.label(value), app.builder.get_relative_uri(pagename, source.page(value)), len(records))
-        for value, records in grouped(catalogue_of(app.env), source).items()
+        (source.label(value), app.builder.get_relative_uri(pagename, source.page(value)), count)
+        for value, count in _source_counts(catalogue_of(app.env))
     ]
+
+
+_counted: tuple[Catalogue, list[tuple[str, int]]] | None = None  # the last catalogue counted, every page asks
+
+
+def _source_counts(catalogue: Catalogue) -> list[tuple[str, int]]:
+    global _counted
+    if _counted is None or _counted[0] is not catalogue:
+        _counted = (catalogue, [(value, len(records)) for value, records in grouped(catalogue, DIMENSIONS[0]).items()])
+    return _counted[1]
 
 
 def setup_indexes(app: Sphinx) -> None:
