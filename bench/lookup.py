@@ -1,12 +1,18 @@
-"""Speed and size of the paste lookup with 1,000 and 10,000 synthetic templates.
+"""Speed and size of the paste lookup with 1,000 and 10,000 synthetic templates, and the site's own.
 
-    python bench/lookup.py [--runs N] [--cli-runs N] [--json]
+    python bench/lookup.py [--runs N] [--cli-runs N] [--long-runs N] [--json]
 
 For each catalogue size: the Python engine's time for a 1-line and a 200-line paste (p50, p95),
 ``errorkb lookup --index`` as a whole process with the paste piped in (start-up included, p50
 and p95, and its ratio to a bare ``python -c pass`` timed alternately with it), the browser's
 lookup in a Web Worker in headless Chromium (p50, p95 of the round trip), and the payload a
-search downloads:
+search downloads (see below).  Then a 200,000-line log (8.4 MB, the error on its last line) at
+each size and against the site's own records (whose words, such as "memory" and "out", a
+training log shares on many lines): the Python engine, the CLI as a whole process, and the
+worker's own search time in Chromium beside the round trip (which adds handing it to the
+worker).
+
+The payload a search downloads:
 the index and the three scripts, each raw and gzipped as a server sends it (all are fetched on
 the first search, none before), and the gzipped size of each field of the index.  The templates
 are generated here, one record each, with made-up words so that they are as distinct as real
@@ -33,8 +39,8 @@ sys.path.insert(0, str(ROOT / "ext"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chromium import chromium, serve  # noqa: E402
-from errorkb.lookup import build_index, lookup  # noqa: E402
-from errorkb.records import Catalogue, Fix  # noqa: E402
+from errorkb.lookup import MAX_PASTE, build_index, lookup  # noqa: E402
+from errorkb.records import Catalogue, Fix, load_catalogue  # noqa: E402
 from errorkb.templates import compile_template  # noqa: E402
 
 STATIC = ROOT / "ext" / "errorkb" / "static"
@@ -83,6 +89,20 @@ def noise(rng: random.Random, n: int) -> list[str]:
     return [f"2024-05-01 12:{i // 60:02d}:{i % 60:02d}.{rng.randint(0, 999):03d} INFO step {i} loss={rng.random():.4f} "
             f"memory allocated {rng.randint(1, 80)}.{rng.randint(0, 99)}G of device out of {rng.randint(1, 99)} batches"
             for i in range(n)]
+
+
+LONG_LOG_LINES = 200_000
+LOG_WORDS = ["step", "loss", "lr", "grad", "norm", "tokens", "memory", "allocated", "device", "out", "of", "cuda",
+             "tensor", "hbm", "usage", "batch", "eval", "saving"]
+
+
+def long_log(rng: random.Random, error: str) -> str:
+    """A 200,000-line training log, about 45 characters a line, with ``error`` on its last line."""
+    lines = [f"12:{i // 60 % 60:02d}:{i % 60:02d} {rng.choice(('INFO', 'WARN'))} " + " ".join(rng.choices(LOG_WORDS, k=5))
+             for i in range(LONG_LOG_LINES - 1)]
+    text = "\n".join([*lines, error])
+    assert len(text) < MAX_PASTE, "the log must be searched whole"
+    return text
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -143,7 +163,48 @@ def cli_process(index: Path, texts: list[str]) -> dict[str, float]:
             "ratio_to_python_start": round(statistics.median(lookup_ms) / statistics.median(bare_ms), 2)}
 
 
-def bench_size(count: int, runs: int, workdir: Path, cli_runs: int) -> dict:
+def bench_long_log(index, site: Path, example: str, runs: int) -> dict:
+    """The 200,000-line log with ``example`` last: Python engine, CLI process, Chromium worker."""
+    text = long_log(random.Random(5), example)
+    out: dict = {"lines": LONG_LOG_LINES, "characters": len(text)}
+    samples = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        result = lookup(index, text)
+        samples.append((time.perf_counter() - t) * 1000)
+        assert result.exact and result.matches[0].line == LONG_LOG_LINES - 1, "the error on the last line is found"
+    out["python"] = stats(samples)
+    index_path = site / "_static" / "errorkb-lookup-index.json"
+    out["cli"] = stats([run_process([sys.executable, "-m", "errorkb.cli", "lookup", "--index", str(index_path)], text)
+                        for _ in range(runs)])
+    with serve(site) as base, chromium() as page:
+        page.goto(base + "bench.html")
+        page.evaluate("() => window.search('warm up')")
+        times = [page.evaluate("q => window.search(q)", text) for _ in range(runs)]
+    assert all(t["exact"] and t["line"] == LONG_LOG_LINES - 1 for t in times), "the browser finds it too"
+    out["chromium_worker"] = stats([t["ms"] for t in times])
+    out["chromium_roundtrip"] = stats([t["roundtrip"] for t in times])
+    return out
+
+
+def site_catalogue(workdir: Path, long_runs: int) -> dict:
+    """The 200,000-line log against the site's own records, with one of their examples last."""
+    catalogue, problems = load_catalogue(ROOT / "errors", root=ROOT)
+    if problems:
+        raise SystemExit(f"bench: the records have problems: {problems[0]}")
+    index = build_index(catalogue)
+    site = workdir / "site-errors"
+    (site / "_static").mkdir(parents=True)
+    (site / "_static" / "errorkb-lookup-index.json").write_text(json.dumps(index.to_json()), encoding="utf-8")
+    for name in SCRIPTS:
+        shutil.copy(STATIC / name, site / "_static" / name)
+    (site / "bench.html").write_text(HARNESS, encoding="utf-8")
+    example = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 5.80 GiB total capacity; " \
+              "4.36 GiB already allocated; 6.69 MiB free; 4.63 GiB reserved in total by PyTorch)"
+    return {"templates": len(index.entries), "200000-line": bench_long_log(index, site, example, long_runs)}
+
+
+def bench_size(count: int, runs: int, workdir: Path, cli_runs: int, long_runs: int) -> dict:
     rng = random.Random(count)
     catalogue, examples = synthetic(count)
     start = time.perf_counter()
@@ -184,6 +245,7 @@ def bench_size(count: int, runs: int, workdir: Path, cli_runs: int) -> dict:
             out[f"chromium_{name}"] = {**stats([t["roundtrip"] for t in times]),
                                        "worker_p95_ms": round(percentile([t["ms"] for t in times], 0.95), 3),
                                        "exact": sum(t["exact"] for t in times) / len(times)}
+    out["200000-line"] = bench_long_log(index, site, rng.choice(examples), long_runs)
     return out
 
 
@@ -194,10 +256,17 @@ worker.onmessage = e => { const w = waiting.get(e.data.id); waiting.delete(e.dat
 window.search = q => new Promise(resolve => {
   const id = ++next, start = performance.now();
   waiting.set(id, d => resolve({roundtrip: performance.now() - start, ms: d.ms,
-    exact: !!(d.result && d.result.matches.length && d.result.matches[0].exact)}));
+    exact: !!(d.result && d.result.matches.length && d.result.matches[0].exact),
+    line: d.result && d.result.matches.length ? d.result.matches[0].line : null}));
   worker.postMessage({id, q, top: 5, indexUrl: new URL('_static/errorkb-lookup-index.json', location).href});
 });
 </script>"""
+
+
+def print_long_log(r: dict) -> None:
+    print(f"  200,000-line log ({r['characters'] / 1e6:.1f} MB), the error last: "
+          + ", ".join(f"{kind} p50 {r[kind]['p50_ms']:.0f} ms (p95 {r[kind]['p95_ms']:.0f})"
+                      for kind in ("python", "cli", "chromium_worker", "chromium_roundtrip")))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,11 +274,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="end with one JSON object")
     parser.add_argument("--runs", type=int, default=50, help="pastes per measurement (default: 50)")
     parser.add_argument("--cli-runs", type=int, default=20, help="processes per CLI measurement (default: 20)")
+    parser.add_argument("--long-runs", type=int, default=5, help="searches of the 200,000-line log (default: 5)")
     args = parser.parse_args(argv)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for count in (1000, 10000):
-            results[str(count)] = r = bench_size(count, args.runs, Path(tmp), args.cli_runs)
+            results[str(count)] = r = bench_size(count, args.runs, Path(tmp), args.cli_runs, args.long_runs)
             print(f"{count} templates: index built in {r['build_index_ms']:.0f} ms; a search downloads "
                   f"{r['payload_bytes'] / 1024:.0f} KiB, {r['payload_gzip_bytes'] / 1024:.0f} KiB gzipped:")
             for name, size in r["payload_parts"].items():
@@ -224,6 +294,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {kind:18} p50 {m['p50_ms']:8.2f} ms  p95 {m['p95_ms']:8.2f} ms  whole process, "
                       f"{m['ratio_to_python_start']:.2f}x a bare 'python -c pass' ({m['python_start_p50_ms']:.0f} ms)")
             print(f"  first browser search (index load) {r['chromium_first_search_ms']:.0f} ms")
+            print_long_log(r["200000-line"])
+        results["errors"] = r = site_catalogue(Path(tmp), args.long_runs)
+        print(f"the site's own {r['templates']} templates:")
+        print_long_log(r["200000-line"])
     if args.json:
         print(json.dumps(results))
     return 0

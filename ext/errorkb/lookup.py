@@ -46,10 +46,10 @@ import itertools
 import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .templates import WORD, Template, Value, compile_template, js_patterns, parse
+from .collector import collector_paused
+from .templates import Template, Value, compile_template, js_patterns, parse
 
 if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
     from .records import Catalogue, Record
@@ -231,14 +231,21 @@ class LookupIndex:
                 self.always.append(i)
             else:
                 self.by_key.setdefault(entry.key.encode(), []).append(i)
-        # Each record by the last word of its id, code and aliases, worked out in bulk: an index
-        # is read by every `errorkb lookup --index`, for thousands of records.
-        named = [(r, text) for r, rec in enumerate(self.records) for text in (rec["id"], rec["code"], *rec["aliases"])
+        # Each record by the last word of its id, code and aliases, worked out in bulk: every
+        # `errorkb lookup --index` reads an index, of thousands of records.
+        named = [(text, r) for r, rec in enumerate(self.records) for text in (rec["id"], rec["code"], *rec["aliases"])
                  if text]
-        folded = "\n".join(text for _, text in named).lower().replace("-", ".").encode("utf-8", "surrogatepass")
-        self.by_name_word: dict[bytes, list[int]] = collections.defaultdict(list)
-        for (r, _), name in zip(named, folded.split(b"\n")):
-            self.by_name_word[name.rpartition(b".")[2]].append(r)
+        texts, owners = zip(*named) if named else ((), ())
+        folded = "\n".join(texts).lower().replace("-", ".").encode("utf-8", "surrogatepass")
+        words = [name.rpartition(b".")[2] for name in folded.split(b"\n")] if named else []
+        self.by_name_word: dict[bytes, tuple[int, ...]] = dict(zip(words, zip(owners)))
+        if len(self.by_name_word) < len(words):  # a word that ends names of several records
+            shared = {word for word, count in collections.Counter(words).items() if count > 1}
+            groups: dict[bytes, list[int]] = collections.defaultdict(list)
+            for word, r in zip(words, owners):
+                if word in shared:
+                    groups[word].append(r)
+            self.by_name_word.update((word, tuple(rs)) for word, rs in groups.items())
         self.keys = frozenset(self.by_key) | frozenset(self.by_name_word)
 
     def names_of(self, r: int) -> list[Name]:
@@ -285,14 +292,17 @@ class LookupIndex:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "LookupIndex":
+        """Read an index back; many objects and no cycles, so without the collector's sweeps."""
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
         records, entries, words = [], [], []
-        for r, (id_, code, title, url, fixes, record_words, templates, aliases) in enumerate(data["records"]):
-            records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes, "aliases": aliases})
-            words.append(record_words)
-            entries += [Entry(r, text, key) for text, key in templates]
-        return cls(records, entries, words, data.get("report"))
+        with collector_paused():
+            for r, (id_, code, title, url, fixes, record_words, templates, aliases) in enumerate(data["records"]):
+                records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
+                                "aliases": aliases})
+                words.append(record_words)
+                entries += [Entry(r, text, key) for text, key in templates]
+            return cls(records, entries, words, data.get("report"))
 
 
 def record_url(record: Record) -> str:

@@ -192,7 +192,9 @@
     }
     const t = data.text;
     const rx = {
-      ansi: new RegExp(t.ansi, "gu"), prefixes: new RegExp(t.prefix, "gmu"), prefix: new RegExp(t.prefix, "mu"),
+      // A prefix after a line end is found by that line end, faster (lookup._LATER_PREFIX).
+      ansi: new RegExp(t.ansi, "gu"), laterPrefix: new RegExp("\n" + t.prefix.slice(1), "gu"),
+      prefix: new RegExp(t.prefix, "u"),  // at the start only
       marker: new RegExp(t.marker, "gu"), errorName: new RegExp(t.error_name, "u"), hint: new RegExp(t.hint, "u"),
       quote: new RegExp(t.quote, "gu"), classCall: new RegExp(t.class_call, "u"), token: new RegExp(t.token, "gu"),
       isToken: new RegExp("^(?:" + t.token + ")$", "u"),
@@ -308,7 +310,10 @@
       raw = raw.slice(-limits.lines);
       paste = raw.join("\n");
     }
-    const lines = paste.replace(rx.prefixes, "").split("\n");
+    paste = paste.replace(rx.laterPrefix, "\n");
+    const first = rx.prefix.exec(paste);
+    if (first) paste = paste.slice(first[0].length);
+    const lines = paste.split("\n");
     let cut = 0;
     for (let i = 0; i < lines.length; i++) {
       if (lines[i].length > limits.line && chars(lines[i]) > limits.line) {
