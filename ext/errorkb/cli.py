@@ -170,7 +170,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Bytes of standard input kept (its end: errors come last): the lookup's own limit in characters.
+#: Bytes of standard input kept (its end: errors come last): as many as lookup.MAX_PASTE characters.
 _READ_LIMIT = 10 * 1024 * 1024
 _LOOKUP_EXIT = """exit status:
   0  at least one error matched exactly

@@ -200,7 +200,7 @@
   }
 
   // The button's own click starts the search: letting it submit the form would first hand the
-  // whole paste to the browser's form machinery (autofill), which takes seconds on a long log.
+  // whole paste to the browser's form machinery first, which takes seconds on a long log.
   form.querySelector("button").addEventListener("click", function (event) {
     event.preventDefault();
     search(input.value);
