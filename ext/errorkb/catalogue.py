@@ -21,7 +21,7 @@ from sphinx.util.docutils import SphinxDirective
 from .collector import collector_paused
 from .domain import generated_xref
 from .indexes import DIMENSIONS, OVERVIEW, grouped, page_link, point_at_page
-from .pages import catalogue_of
+from .domain import catalogue_of
 from .records import PHASES, PLATFORMS, Catalogue, Record
 
 COLUMNS = ("Code", "Error", "First message", "Platforms", "Phase")

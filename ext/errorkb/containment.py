@@ -10,6 +10,8 @@ even a build without ``-W`` publishes none of it.
 
 from __future__ import annotations
 
+import functools
+
 from pathlib import Path
 
 from docutils import nodes
@@ -23,8 +25,15 @@ logger = logging.getLogger(__name__)
 ALLOW_RAW = "set errorkb_allow_raw_html = True in conf.py to publish it"
 
 
+@functools.lru_cache(maxsize=4096)
+def _resolved(path: str) -> Path:
+    return Path(path).resolve()
+
+
 def _inside(path: str | Path, srcdir: Path) -> bool:
-    return Path(path).resolve().is_relative_to(srcdir.resolve())
+    """Whether ``path``, links followed, is in ``srcdir``; resolved once per path, since every
+    node read from a file asks about that file."""
+    return _resolved(str(path)).is_relative_to(_resolved(str(srcdir)))
 
 
 def _refuse(message: str, location: object) -> None:
@@ -72,10 +81,9 @@ def _outside_source(node: nodes.Element, srcdir: Path) -> str | None:
     return None
 
 
-def _why_refused(app: Sphinx, docname: str, node: nodes.Element) -> tuple[str, object] | None:
+def _why_refused(app: Sphinx, docname: str, node: nodes.Element, srcdir: Path) -> tuple[str, object] | None:
     """Why ``node`` may not be published, and where to say so; None when it may."""
     env = app.env
-    srcdir = Path(env.srcdir)
     source = _outside_source(node, srcdir)
     if source:
         return (f"includes {source}, a file outside the source folder; it is not published",
@@ -93,12 +101,13 @@ def _why_refused(app: Sphinx, docname: str, node: nodes.Element) -> tuple[str, o
 def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
     """``doctree-read``, before Sphinx collects images and downloads: remove what may not be published."""
     docname = app.env.docname
+    srcdir = Path(app.env.srcdir)
     todo: list[nodes.Node] = list(reversed(doctree.children))  # a stack, so in document order
     while todo:
         node = todo.pop()
         if not isinstance(node, nodes.Element):
             continue
-        refusal = _why_refused(app, docname, node)
+        refusal = _why_refused(app, docname, node, srcdir)
         if refusal is None:
             todo.extend(reversed(node.children))
             continue
@@ -107,5 +116,6 @@ def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def setup_containment(app: Sphinx) -> None:
+    app.connect("builder-inited", lambda app: _resolved.cache_clear())  # a file may have become a link
     app.connect("env-before-read-docs", drop_pages_from_outside)
     app.connect("doctree-read", check_doctree, priority=400)

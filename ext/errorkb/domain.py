@@ -15,7 +15,7 @@ Other Sphinx projects can load this module alone (``extensions = ["errorkb.domai
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from docutils import nodes
 from docutils.nodes import Element
@@ -26,6 +26,9 @@ from sphinx.domains import Domain, ObjType
 from sphinx.environment import BuildEnvironment
 from sphinx.roles import XRefRole
 from sphinx.util.nodes import make_refnode
+
+if TYPE_CHECKING:
+    from .records import Catalogue
 
 #: Set on cross-references the extension writes itself (related lists, the catalogue), so that
 #: only links written by authors count as "Referenced by".
@@ -60,6 +63,10 @@ def generated_xref(target: str, docname: str, text: str | None = None) -> addnod
 class ErrorDomain(Domain):
     name = "err"
     label = "Errors"
+    # The records of this build and who is related to whom, set when they are loaded at
+    # ``builder-inited`` (``pages.load``); read through :func:`catalogue_of` and :func:`related_of`.
+    catalogue: Catalogue
+    related: dict[str, list[str]]
     object_types = {"error": ObjType("error", "err")}
     roles = {"err": _XREF}
     dangling_warnings = {"err": "unknown error %(target)r"}
@@ -153,6 +160,16 @@ class ErrorDomain(Domain):
             for alias in dict.fromkeys(aliases):
                 if alias not in (id_, code):
                     yield alias, text, "error", docname, "", -1
+
+
+def catalogue_of(env: BuildEnvironment) -> Catalogue:
+    """The records of this build, loaded at ``builder-inited``."""
+    return env.get_domain("err").catalogue  # type: ignore[attr-defined]
+
+
+def related_of(env: BuildEnvironment) -> dict[str, list[str]]:
+    """Id -> the ids it is related to, declared on either side."""
+    return env.get_domain("err").related  # type: ignore[attr-defined]
 
 
 def setup_domain(app: Sphinx) -> None:

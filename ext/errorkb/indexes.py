@@ -22,6 +22,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
+from .domain import catalogue_of
 from .records import CATEGORIES, FRAMEWORKS, PHASES, PLATFORMS, SOURCES, Catalogue, Record
 
 OVERVIEW = "by/index"
@@ -145,8 +146,6 @@ def overview_page(app: Sphinx, catalogue: Catalogue) -> tuple[str, dict[str, Any
 
 def generated_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     """``html-collect-pages``: the overview and one page per value of every dimension."""
-    from .pages import catalogue_of
-
     if app.builder.name not in BUILDERS:
         return
     catalogue = catalogue_of(app.env)
@@ -164,8 +163,6 @@ def page_names(catalogue: Catalogue) -> list[str]:
 def sources_in_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """``html-page-context``: each source, with its count and the URL of its index page from this page,
     for the ``errorkb-sources.html`` sidebar block: navigation that does not grow with the catalogue."""
-    from .pages import catalogue_of
-
     if app.builder.name not in BUILDERS:
         return
     source = DIMENSIONS[0]

@@ -21,7 +21,8 @@ from sphinx.util.nodes import make_refnode
 
 from .catalogue import fingerprint
 from .domain import ErrorDomain
-from .pages import catalogue_of, footer_group, referenced_by, related_of
+from .domain import catalogue_of, related_of
+from .pages import footer_group, referenced_by
 
 
 def _domain(env: BuildEnvironment) -> ErrorDomain:

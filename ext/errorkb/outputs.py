@@ -28,7 +28,8 @@ from sphinx.util import logging
 
 from .domain import ErrorDomain, link_text
 from .indexes import BUILDERS, page_names
-from .pages import catalogue_of, record_for, related_of
+from .domain import catalogue_of, related_of
+from .pages import record_for
 
 logger = logging.getLogger(__name__)
 

@@ -27,15 +27,11 @@ from sphinx.util.docutils import SphinxDirective
 from .badges import badge
 from .config import option_values, size
 from .design import dropdown, tab_set
-from .domain import ErrorDomain, generated_xref, link_text
+from .domain import ErrorDomain, catalogue_of, generated_xref, link_text, related_of
 from .indexes import DIMENSIONS, index_link
 from .record_cache import load_catalogue_cached
 from .records import FRAMEWORKS, Catalogue, Example, Record, framework_named
 from .templates import TYPES, Placeholder
-
-
-def catalogue_of(env: Any) -> Catalogue:
-    return env.get_domain("err").catalogue
 
 
 logger = logging.getLogger(__name__)
@@ -93,11 +89,6 @@ def related_both_ways(catalogue: Catalogue) -> dict[str, list[str]]:
             reverse.setdefault(rel, []).append(id_)
     return {id_: list(r.related) + [x for x in reverse.get(id_, []) if x not in r.related]
             for id_, r in catalogue.records.items()}
-
-
-def related_of(env: Any) -> dict[str, list[str]]:
-    """:func:`related_both_ways` of this build's catalogue."""
-    return env.get_domain("err").related
 
 
 class referenced_by(nodes.General, nodes.Element):

@@ -35,7 +35,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from .collector import collector_paused
 from .lookup import build_index
-from .pages import catalogue_of
+from .domain import catalogue_of
 
 INDEX_FILE = "_static/errorkb-lookup-index.json"
 PAGE = "lookup"

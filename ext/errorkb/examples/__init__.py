@@ -17,7 +17,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
-from ..pages import catalogue_of
+from ..domain import catalogue_of
 from .builder import ExamplesBuilder, summary_line
 from .directive import all_snippets, setup_directives, snippets_of, status_pages_of
 from .render import resolve

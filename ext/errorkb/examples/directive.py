@@ -18,7 +18,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ..config import ceilings, option_values
-from ..pages import catalogue_of
+from ..domain import catalogue_of
 from ..records import Record
 from .spec import OPTIONS, Snippet, SnippetError, make_snippet
 
