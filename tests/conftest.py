@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     assert result.returncode == 0, result.stderr
     return out / "html"
+
+
+def wait_until(condition, seconds: float, what: str):
+    """Poll ``condition`` until it returns something true, and return that; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -9,13 +9,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, wait_until
 from test_cli_new import fill
 
 
@@ -65,16 +64,6 @@ def test_a_failed_build_leaves_the_last_site_as_it_was(project):
     assert (site / "docs/guide.html").is_file() and page.is_file()
 
 
-def wait_for(condition, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def fetch(url: str) -> str | None:
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
@@ -99,12 +88,12 @@ def test_make_serve_rebuilds_when_records_or_the_extension_change(project):
     page = f"http://127.0.0.1:{port}/errors/demo/demo-oom.html"
     try:
         project.build()  # --no-initial: serve what a build made, then rebuild on changes only
-        assert "Demo device ran out of memory" in wait_for(lambda: fetch(page), 120, "the server")
+        assert "Demo device ran out of memory" in wait_until(lambda: fetch(page), 120, "the server")
         record = project.root / "errors/demo/demo-oom.md"
         record.write_text(record.read_text().replace("Demo device ran out", "Demo device really ran out"))
-        wait_for(lambda: "Demo device really ran out" in (fetch(page) or ""), 120, "the page to change")
+        wait_until(lambda: "Demo device really ran out" in (fetch(page) or ""), 120, "the page to change")
         (project.root / "ext/newer.py").write_text("")
-        wait_for(lambda: "[new config]" in log.read_text().split("Detected changes (ext/newer.py)")[-1], 120, "a full re-read")
+        wait_until(lambda: "[new config]" in log.read_text().split("Detected changes (ext/newer.py)")[-1], 120, "a full re-read")
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)

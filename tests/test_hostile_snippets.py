@@ -11,7 +11,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from errorkb.examples.judge import FAILED, NOT_RUN, PASSED, run_one
 from errorkb.examples.runner import run_snippets
 from errorkb.examples.spec import SnippetError, make_snippet
 
-from conftest import ROOT
+from conftest import ROOT, wait_until
 from system_tools import require
 
 
@@ -52,16 +51,6 @@ def processes_naming(marker: str) -> list[int]:
         except OSError:
             continue
     return [pid for pid in found if pid != os.getpid()]
-
-
-def wait_until(condition, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 # ---------------------------------------------------------------------------------------------
