@@ -6,6 +6,7 @@ import contextlib
 import functools
 import http.server
 import shutil
+import sys
 import threading
 from pathlib import Path
 from typing import Iterator
@@ -19,10 +20,16 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a page that moved on before its file came
+            super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def serve(folder: Path) -> Iterator[str]:
     """Serve ``folder``; yield its base URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+    server = _Server(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"
