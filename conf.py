@@ -24,5 +24,61 @@ html_sidebars = {"**": ["sidebar/brand.html", "sidebar/search.html", "sidebar/sc
 html_static_path: list[str] = []
 copybutton_exclude = ".linenos, .gp, .go"
 
+# The records' own fields, beyond the core ones every errorkb site has: where an error happens,
+# which frameworks raise it, when, and in which memory.  Each is a badge on a record's page, a
+# filter of the catalogue and an index page per value (by/platform/tpu.html ...).
+PLATFORMS = {
+    "tpu": "TPU", "gpu": "GPU", "neuron": "AWS Neuron", "cpu": "CPU", "mps": "Apple silicon (Metal)",
+    "gaudi": "Intel Gaudi", "tenstorrent": "Tenstorrent", "intel-gpu": "Intel GPU",
+    "directml": "DirectML (Windows)", "windows": "Windows", "kubernetes": "Kubernetes",
+    "docker": "Docker", "notebook": "Hosted notebooks",
+}
+
+FRAMEWORKS = {
+    "pytorch": "PyTorch", "jax": "JAX", "tensorflow": "TensorFlow", "keras": "Keras",
+    "numpy": "NumPy", "pandas": "pandas", "cupy": "CuPy", "llama.cpp": "llama.cpp",
+    "ollama": "Ollama", "ggml": "GGML", "ttnn": "TT-NN", "tt-metal": "TT-Metalium",
+    "vllm": "vLLM", "triton": "Triton", "nccl": "NCCL", "tensorrt": "TensorRT",
+    "tensorrt-llm": "TensorRT-LLM", "onnxruntime": "ONNX Runtime", "torch-directml": "torch-directml",
+    "directml": "DirectML", "ipex": "Intel Extension for PyTorch", "mlx": "MLX",
+    "paddlepaddle": "PaddlePaddle", "ray": "Ray", "tgi": "Text Generation Inference",
+    "sglang": "SGLang", "accelerate": "Accelerate", "transformers": "Transformers",
+    "bitsandbytes": "bitsandbytes", "deepspeed": "DeepSpeed", "diffusers": "Diffusers",
+    "cudf": "cuDF", "rapids": "RAPIDS", "xgboost": "XGBoost", "lightgbm": "LightGBM",
+    "scikit-learn": "scikit-learn", "neuronx": "Neuron SDK", "megatron": "Megatron-LM",
+    "lightning": "Lightning", "kubernetes": "Kubernetes", "docker": "Docker",
+    "colab": "Google Colab", "kaggle": "Kaggle", "hf-spaces": "Hugging Face Spaces",
+    "openxla": "OpenXLA", "habana": "Intel Gaudi software", "cuda": "CUDA", "rocm": "ROCm",
+}
+
+PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
+CATEGORIES = {
+    "device-memory": "Device memory", "on-chip-memory": "On-chip memory",
+    "host-memory": "Host memory", "shared-memory": "Shared memory",
+}
+
+errorkb_fields = [
+    {"name": "platforms", "label": "Platform", "slug": "platform", "values": PLATFORMS, "many": True,
+     "required": True, "badge": "info", "column": True, "filter": True, "index": True},
+    # Any slug is accepted; these have labels.  A fix's '####' headings naming one become tabs.
+    {"name": "frameworks", "label": "Framework", "slug": "framework", "values": FRAMEWORKS, "open": True,
+     "many": True, "required": True, "badge": "secondary", "filter": True, "index": True, "variants": True},
+    {"name": "phase", "label": "Phase", "values": PHASES, "required": True, "badge": "warning",
+     "column": True, "filter": True, "index": True},
+    {"name": "category", "label": "Category", "values": CATEGORIES, "required": True, "badge": "plain",
+     "filter": True, "index": True},
+]
+errorkb_sections = ["Causes", "Fixes", "Debugging"]
+# Labels of the sources (who raises the error: the folder of a record); any other is shown as written.
+errorkb_source_labels = {
+    "xla": "XLA", "neuron": "AWS Neuron", "pytorch": "PyTorch", "cuda": "CUDA", "tensorflow": "TensorFlow",
+    "vllm": "vLLM", "host": "Host operating system", "python": "Python", "ggml": "GGML",
+    "habana": "Intel Gaudi", "tenstorrent": "Tenstorrent", "triton": "Triton", "nccl": "NCCL",
+    "tensorrt": "TensorRT", "onnxruntime": "ONNX Runtime", "directml": "DirectML", "mlx": "MLX",
+    "cpp": "C++ runtime", "windows": "Windows", "notebooks": "Hosted notebooks",
+    "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
+    "huggingface": "Hugging Face libraries", "hardware": "GPU hardware",
+}
+
 # Absolute URLs (sitemap.xml, canonical links, Open Graph) need the public address of the site.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")

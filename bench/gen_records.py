@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]  # the repository: its conf.py declares the fields
+
 # source folder -> (vendor word used in messages, code prefix, platforms, frameworks)
 SOURCES = {
     "xla": ("Xla", "XE", ["tpu"], ["jax", "tensorflow"]),
@@ -339,7 +341,7 @@ exclude_patterns = ["_build"]
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 html_theme = {theme!r}
-{sidebars}'''
+{sidebars}{fields}'''
 
 #: errorkb sites list sources in the sidebar, not every record (records need no toctree).
 SIDEBARS = {"furo": ["sidebar/brand.html", "sidebar/search.html", "sidebar/scroll-start.html",
@@ -349,6 +351,15 @@ SIDEBARS = {"furo": ["sidebar/brand.html", "sidebar/search.html", "sidebar/scrol
 INTRO = ("**A knowledge base of the memory errors that accelerators raise.** Each page explains one "
          "error: the exact messages it prints, what causes it, the fixes to try in order, and how to "
          "find out which of them applies.")
+
+
+def site_fields() -> str:
+    """The declaration of this repository's site (fields, sections, source labels), as conf.py lines."""
+    from errorkb.config import site_options
+
+    options = site_options(ROOT / "conf.py")
+    names = ("errorkb_fields", "errorkb_sections", "errorkb_source_labels")
+    return "".join(f"{name} = {options[name]!r}\n" for name in names if name in options)
 
 
 def write_site(records: list[Record], out: Path, *, plain: bool = False, snippets: bool = False,
@@ -361,7 +372,7 @@ def write_site(records: list[Record], out: Path, *, plain: bool = False, snippet
     kind = "plain MyST" if plain else "errorkb"
     sidebars = "" if plain else f"html_sidebars = {{'**': {SIDEBARS[theme]!r}}}\n"
     (out / "conf.py").write_text(CONF.format(kind=kind, n=len(records), extensions=extensions, theme=theme,
-                                             sidebars=sidebars), encoding="utf-8")
+                                             sidebars=sidebars, fields="" if plain else site_fields()), encoding="utf-8")
     if plain:
         by_id = {r.id: r for r in records}
         table = ["| Code | Error | Platforms | Phase |", "| --- | --- | --- | --- |"]

@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chromium import chromium, serve  # noqa: E402
 from errorkb.lookup import MAX_PASTE, build_index, lookup  # noqa: E402
-from errorkb.records import Catalogue, Fix, load_catalogue  # noqa: E402
+from errorkb.records import Catalogue, Fix  # noqa: E402
+from errorkb.project import open_project  # noqa: E402
 from errorkb.templates import compile_template  # noqa: E402
 
 STATIC = ROOT / "ext" / "errorkb" / "static"
@@ -189,7 +190,7 @@ def bench_long_log(index, site: Path, example: str, runs: int) -> dict:
 
 def site_catalogue(workdir: Path, long_runs: int) -> dict:
     """The 200,000-line log against the site's own records, with one of their examples last."""
-    catalogue, problems = load_catalogue(ROOT / "errors", root=ROOT)
+    catalogue, problems = open_project(ROOT).load()
     if problems:
         raise SystemExit(f"bench: the records have problems: {problems[0]}")
     index = build_index(catalogue)

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chromium import chromium, serve  # noqa: E402
 from errorkb.lookup import build_index, lookup  # noqa: E402
-from errorkb.records import load_catalogue  # noqa: E402
+from errorkb.project import open_project  # noqa: E402
 
 TOP = 5
 _RECORD_URL = re.compile(r"errors/[a-z0-9.-]+/([a-z0-9.-]+?)(?:\.html|/)(?:[#?].*)?$")
@@ -59,7 +59,7 @@ def build_site(out: Path) -> None:
 # Each engine returns, per paste, a list of (record id, exact or None) best first.
 
 def run_cli(pastes: list[str]) -> list[list[tuple[str, bool | None]]]:
-    catalogue, _ = load_catalogue(ROOT / "errors", root=ROOT)
+    catalogue, _ = open_project(ROOT).load()
     index = build_index(catalogue)
     return [[(m.record["id"], m.exact) for m in lookup(index, p, top=TOP).matches] for p in pastes]
 

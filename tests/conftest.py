@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from errorkb.config import settings_from
+from errorkb.project import open_project
+
 ROOT = Path(__file__).resolve().parents[1]
 
 RECORD = """\
@@ -56,10 +59,45 @@ def record_text(id: str = "demo-oom", code: str = "DEMO1", source: str = "demo",
     return RECORD.format(id=id, code=code, source=source, related=related)
 
 
+#: The configuration of the throw-away projects: the fields and sections of :data:`RECORD`,
+#: declared as the site's own ``conf.py`` declares them (with a shorter vocabulary).
+DEMO_CONF = """\
+extensions = ["errorkb"]
+exclude_patterns = ["_build"]
+errorkb_fields = [
+    {"name": "platforms", "label": "Platform", "slug": "platform", "many": True, "required": True,
+     "values": {"tpu": "TPU", "gpu": "GPU", "neuron": "AWS Neuron", "cpu": "CPU"},
+     "badge": "info", "column": True, "filter": True, "index": True},
+    {"name": "frameworks", "label": "Framework", "slug": "framework", "many": True, "required": True, "open": True,
+     "values": {"pytorch": "PyTorch", "jax": "JAX", "tensorflow": "TensorFlow", "transformers": "Transformers"},
+     "badge": "secondary", "filter": True, "index": True, "variants": True},
+    {"name": "phase", "label": "Phase", "required": True,
+     "values": {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"},
+     "badge": "warning", "column": True, "filter": True, "index": True},
+    {"name": "category", "label": "Category", "required": True,
+     "values": {"device-memory": "Device memory", "on-chip-memory": "On-chip memory",
+                "host-memory": "Host memory", "shared-memory": "Shared memory"},
+     "badge": "plain", "filter": True, "index": True},
+]
+errorkb_sections = ["Causes", "Fixes", "Debugging"]
+"""
+
+
+def _schema(conf: str):
+    namespace: dict = {}
+    exec(conf, namespace)
+    return settings_from({k: v for k, v in namespace.items() if k.startswith("errorkb_")}).schema
+
+
+#: The schema of the throw-away projects' records, and of the site's own.
+DEMO_SCHEMA = _schema(DEMO_CONF)
+SITE_SCHEMA = open_project(ROOT).settings.schema
+
+
 class Project:
     """A throw-away Sphinx project using the errorkb extension."""
 
-    CONF = 'extensions = ["errorkb"]\nexclude_patterns = ["_build"]\n'
+    CONF = DEMO_CONF
 
     def __init__(self, root: Path):
         self.root = root

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import record_text
+from conftest import DEMO_CONF, record_text
 
 # id -> (source, code, title, [(template, [examples])], aliases)
 RECORDS = {
@@ -65,7 +65,10 @@ def record_markdown(id_: str) -> str:
 
 
 def write_records(root: Path, coded: bool = True) -> Path:
-    """Write every record (``coded``: those of CODED too) under ``root/errors``; return that folder."""
+    """Write every record (``coded``: those of CODED too) under ``root/errors``, and the conf.py that
+    declares their fields; return the records' folder."""
+    if not (root / "conf.py").exists():
+        (root / "conf.py").write_text(DEMO_CONF, encoding="utf-8")
     for id_, (source, *_rest) in ({**RECORDS, **CODED} if coded else RECORDS).items():
         path = root / "errors" / source / f"{id_}.md"
         path.parent.mkdir(parents=True, exist_ok=True)

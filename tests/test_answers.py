@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
-from errorkb.answers import Answers, base_url, find_root
+from conftest import DEMO_CONF, ROOT
+from errorkb.answers import Answers, base_url, find_project
+from errorkb.project import open_project
 from lookup_records import write_records
 
 DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; "
@@ -18,6 +19,7 @@ DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     write_records(tmp_path)
+    (tmp_path / "conf.py").write_text(DEMO_CONF)
     return tmp_path
 
 
@@ -28,26 +30,26 @@ def test_the_records_are_found_in_the_root_given_else_the_environment_else_here_
     (elsewhere / "errors" / "handlers.py").write_text("")
     monkeypatch.chdir(elsewhere)
     monkeypatch.delenv("ERRORKB_ROOT", raising=False)
-    assert find_root(root) == root
-    assert find_root() == ROOT  # the checkout this package is installed from
+    assert find_project(root).root == root
+    assert find_project().root == ROOT  # the checkout this package is installed from
     monkeypatch.chdir(root)
-    assert find_root() == root
+    assert find_project().root == root
+    monkeypatch.chdir(root / "errors")  # the site's conf.py is found from a folder inside it
+    assert find_project().root == root
     monkeypatch.setenv("ERRORKB_ROOT", str(elsewhere))
     with pytest.raises(LookupError, match=f"no records in {elsewhere / 'errors'}; give --root or set ERRORKB_ROOT"):
-        find_root()
+        find_project()
 
 
-def test_the_base_url_comes_from_the_environment_or_a_plain_string_in_conf_py(root: Path, monkeypatch):
+def test_the_base_url_comes_from_the_environment_or_the_sites_conf_py(root: Path, monkeypatch):
     monkeypatch.delenv("ERRORKB_BASE_URL", raising=False)
-    assert base_url(root) == ""
-    (root / "conf.py").write_text('import os\nhtml_baseurl = os.environ.get("X", "")\n')
-    assert base_url(root) == ""  # not a plain string: conf.py is read, never run
+    assert base_url(open_project(root)) == ""
+    (root / "conf.py").write_text('import os\nhtml_baseurl = os.environ.get("X", "https://old.example.org")\n')
+    assert base_url(open_project(root)) == "https://old.example.org/"  # conf.py runs, as in a build
     (root / "conf.py").write_text('html_baseurl = "https://old.example.org"\nerrorkb_base_url: str = "https://kb.example.org"\n')
-    assert base_url(root) == "https://kb.example.org/"
-    (root / "conf.py").write_text("this is not Python (\n")
-    assert base_url(root) == ""
+    assert base_url(open_project(root)) == "https://kb.example.org/"
     monkeypatch.setenv("ERRORKB_BASE_URL", "https://mirror.example.org/kb")
-    assert base_url(root) == "https://mirror.example.org/kb/"
+    assert base_url(open_project(root)) == "https://mirror.example.org/kb/"
 
 
 def test_the_block_shows_the_record_its_values_their_meaning_and_first_fixes(root: Path, monkeypatch):

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from gen_records import generate, render_record, write_site  # noqa: E402
+from conftest import SITE_SCHEMA
 
 
 def test_generation_is_deterministic() -> None:
@@ -26,7 +27,7 @@ def test_generation_is_deterministic() -> None:
 def test_generated_records_load_without_problems(tmp_path: Path) -> None:
     records = generate(60)
     write_site(records, tmp_path)
-    catalogue, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    catalogue, problems = load_catalogue(tmp_path / "errors", schema=SITE_SCHEMA, root=tmp_path)
     assert [str(p) for p in problems] == []
     assert len(catalogue.records) == 60
     assert any(r.related for r in catalogue.records.values())
@@ -38,7 +39,7 @@ def test_snippets_are_optional_and_keep_records_valid(tmp_path: Path) -> None:
     assert "{snippet}" not in render_record(records[0])
     assert "```{snippet} shows" in render_record(records[0], snippets=True)
     write_site(records, tmp_path, snippets=True)
-    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    _, problems = load_catalogue(tmp_path / "errors", schema=SITE_SCHEMA, root=tmp_path)
     assert [str(p) for p in problems] == []
 
 
@@ -48,7 +49,7 @@ def test_a_shared_template_is_reported(tmp_path: Path) -> None:
     second.messages[0].template = first.messages[0].template
     second.messages[0].examples = first.messages[0].examples
     write_site([first, second], tmp_path)
-    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    _, problems = load_catalogue(tmp_path / "errors", schema=SITE_SCHEMA, root=tmp_path)
     assert problems and all("is also matched by" in p.message for p in problems)
 
 
@@ -68,17 +69,17 @@ def test_short_list_finds_what_every_template_finds(tmp_path: Path) -> None:
         path = tmp_path / "errors" / record.source / f"{record.id}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render_record(record), encoding="utf-8")
-        loaded[record.id] = load_record(path)
+        loaded[record.id] = load_record(path, schema=SITE_SCHEMA)
 
     expected = []  # every template against every example
-    compiled = [(r, t) for r in loaded.values() for ts in r.templates for t in ts]
+    compiled = [(r, t) for r in loaded.values() for t in r.templates]
     for record in loaded.values():
         for i, message in enumerate(record.messages):
             for j, example in enumerate(message.examples):
                 expected += [f"messages[{i}].examples[{j}] is also matched by {other.id}'s template {t.text!r}"
                              for other, t in compiled
                              if other is not record and t.matches(example.text)
-                             and t.specificity >= record.templates[i][0].specificity]
+                             and t.specificity >= record.templates[i].specificity]
     found = [p.message for p in _claimed_by_others(loaded)]
     assert found == expected
     assert len(found) > len(generic)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import DEMO_SCHEMA, ROOT
 from errorkb.cli import main
 from errorkb.lookup import build_index
 from errorkb.records import load_catalogue
@@ -29,7 +29,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def index_file(root: Path) -> Path:
-    catalogue, problems = load_catalogue(root / "errors", root=root)
+    catalogue, problems = load_catalogue(root / "errors", schema=DEMO_SCHEMA, root=root)
     assert not problems
     path = root / "lookup-index.json"
     path.write_text(json.dumps(build_index(catalogue).to_json()), encoding="utf-8")

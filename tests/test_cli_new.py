@@ -21,6 +21,7 @@ from errorkb.cli import main
 from errorkb.records import RecordError, load_record
 from errorkb.scaffold import first_template, pick_line, scaffold
 from errorkb.templates import build, compile_template, parse, prove_linear
+from conftest import DEMO_SCHEMA
 
 PASTE = "DemoError: could not allocate 2.00 GiB on device 0 (1.50 GiB free) for tensor [8, 1024] in /tmp/run/model.pt"
 NEW = ["new", "--id", "demo-alloc", "--code", "DEMO9", "--source", "demo", "--title", "Demo allocation failed"]
@@ -60,7 +61,7 @@ def test_new_then_check_then_build(project):
     code, out, err = run(project, *NEW, "--message", PASTE)
     assert code == 0, err
     path = project.root / "errors/demo/demo-alloc.md"
-    assert "Wrote errors/demo/demo-alloc.md" in out and "make check" in out
+    assert "Wrote errors/demo/demo-alloc.md" in out and "errorkb check" in out
     text = path.read_text(encoding="utf-8")
 
     record_template = re.search(r'template: (".*")', text).group(1)
@@ -184,9 +185,9 @@ def test_any_paste_gives_a_record_whose_only_problems_are_its_markers(paste):
     segments, whole_line = parse(template)
     prove_linear(segments, whole_line)
     assert build(template, segments, whole_line).matches(message)
-    text = scaffold("demo-alloc", "", "demo", "Demo allocation failed", message)
+    text = scaffold("demo-alloc", "", "demo", "Demo allocation failed", message, DEMO_SCHEMA)
     with pytest.raises(RecordError) as refused:
-        load_record(Path("errors/demo/demo-alloc.md"), text)
+        load_record(Path("errors/demo/demo-alloc.md"), text, schema=DEMO_SCHEMA)
     problems = {p.message.split(":")[0] for p in refused.value.problems}
     generic = {"messages[0].template"} if "matches almost anything" in str(refused.value) else set()
     assert problems == {"unfilled scaffold placeholder"} | generic

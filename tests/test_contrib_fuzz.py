@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from errorkb.records import Problem, RecordError, load_catalogue, load_record
 
-from conftest import record_text
+from conftest import DEMO_SCHEMA, record_text
 
 # Enough examples to find the usual crashes, few enough for CI; no example database on disk.
 # An example takes milliseconds: the deadline catches a hang (an alias bomb took a minute)
@@ -47,7 +47,7 @@ def load_text(text: str) -> None:
                 path.parent.mkdir(parents=True)
                 path.write_bytes(text.encode("utf-8", "surrogatepass"))
             try:
-                load_record(path, text if attempt == "text" else None, root=root)
+                load_record(path, text if attempt == "text" else None, root=root, schema=DEMO_SCHEMA)
             except RecordError as exc:
                 assert_clean(exc.problems, {SHOWN, path.as_posix()})
 
@@ -57,7 +57,7 @@ def test_the_valid_record_loads():
         path = Path(tmp) / SHOWN
         path.parent.mkdir(parents=True)
         path.write_text(VALID, encoding="utf-8")
-        assert load_record(path).id == "demo-oom"
+        assert load_record(path, schema=DEMO_SCHEMA).id == "demo-oom"
 
 
 @FUZZ
@@ -80,7 +80,7 @@ def test_any_bytes(data):
         path.parent.mkdir(parents=True)
         path.write_bytes(data)
         try:
-            load_record(path, root=Path(tmp))
+            load_record(path, root=Path(tmp), schema=DEMO_SCHEMA)
         except RecordError as exc:
             assert_clean(exc.problems)
 
@@ -182,6 +182,6 @@ def test_a_catalogue_of_anything_gives_only_clean_problems(contents):
             path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass"))
             names.add(path.relative_to(root).as_posix())
         (root / "errors" / "demo" / "folder.md").mkdir()
-        catalogue, problems = load_catalogue(root / "errors", root=root)
+        catalogue, problems = load_catalogue(root / "errors", schema=DEMO_SCHEMA, root=root)
         if problems:
             assert_clean(problems, names)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import Project, record_text
+from conftest import DEMO_SCHEMA, Project, record_text
 from design_records import design_record
 from errorkb.records import load_record
 
@@ -17,7 +17,7 @@ def built_page(project: Project, builder: str = "html") -> str:
 
 def test_framework_sub_headings_are_the_variants_of_a_fix(project: Project):
     design_record(project)
-    record = load_record(project.root / "errors/demo/demo-oom.md", root=project.root)
+    record = load_record(project.root / "errors/demo/demo-oom.md", root=project.root, schema=DEMO_SCHEMA)
     assert [(f.title, f.variants) for f in record.fixes] == [
         ("Use a smaller batch", ("pytorch", "jax")), ("Free what you no longer need", ("pytorch", "jax"))]
 

@@ -17,6 +17,7 @@ from errorkb.examples.spec import SnippetError, make_snippet, parse_requires
 from errorkb.examples.verified import load_verified
 
 from conftest import ROOT, record_text
+from errorkb.project import open_project
 
 FIXES_OK = """
 ```{snippet} fixes
@@ -101,7 +102,7 @@ def test_extraction_finds_snippets_with_their_lines_and_reports_duplicates() -> 
 
 
 def test_the_catalogue_snippets_load_without_problems() -> None:
-    found, problems = snippets_in_record(ROOT / "errors/xla/xla-e1000.md", ROOT)
+    found, problems = snippets_in_record(ROOT / "errors/xla/xla-e1000.md", ROOT, open_project(ROOT).settings)
     assert problems == []
     assert {"donate-buffers", "checkpoint-layers", "smaller-batch", "bfloat16-arguments"} <= {s.id for s in found}
 

@@ -15,7 +15,7 @@ from errorkb.lookup import (ERROR, MENTION, OTHER, LookupIndex, build_index, exp
                             terms, whole_words)
 from errorkb.records import load_catalogue
 from errorkb.templates import Value, compile_template
-from conftest import ROOT
+from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
 from lookup_records import write_records
 
 DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; "
@@ -25,7 +25,7 @@ DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> LookupIndex:
     root = tmp_path_factory.mktemp("lookup")
-    catalogue, problems = load_catalogue(write_records(root), root=root)
+    catalogue, problems = load_catalogue(write_records(root), schema=DEMO_SCHEMA, root=root)
     assert not problems
     return build_index(catalogue)
 
@@ -367,7 +367,7 @@ def build_index_from(templates: dict[str, str]) -> LookupIndex:
         def __init__(self, id_: str, template: str):
             self.id, self.code, self.title, self.aliases = id_, "", f"Record {id_}", []
             self.path = f"errors/x/{id_}.md"
-            self.templates = ((compile_template(template),),)
+            self.templates = (compile_template(template),)
             self.messages = [type("M", (), {"examples": []})()]
             self.fixes = ()
 
@@ -380,7 +380,7 @@ def test_a_message_whole_in_one_line_is_reported_on_that_line(index):
 
 
 def test_every_example_of_the_catalogue_finds_its_own_record_first():
-    catalogue, problems = load_catalogue(ROOT / "errors", root=ROOT)
+    catalogue, problems = load_catalogue(ROOT / "errors", schema=SITE_SCHEMA, root=ROOT)
     assert not problems
     index = build_index(catalogue)
     wrong = []
@@ -397,12 +397,12 @@ def test_ranking_counts_every_term_of_the_records_text(tmp_path: Path):
     """The index keeps only the words of aliases and examples; the term counts are those of the whole text."""
     for root in (ROOT, tmp_path):
         folder = ROOT / "errors" if root is ROOT else write_records(tmp_path)
-        catalogue, _ = load_catalogue(folder, root=root)
+        catalogue, _ = load_catalogue(folder, schema=SITE_SCHEMA if root is ROOT else DEMO_SCHEMA, root=root)
         index = LookupIndex.from_json(json.loads(json.dumps(build_index(catalogue).to_json())))
         for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
             parts = [record.id, record.code or "", record.title, *record.aliases]
-            for message, templates in zip(record.messages, record.templates):
-                parts += [t.literal_text for t in templates] + [e.text for e in message.examples]
+            for message, template in zip(record.messages, record.templates):
+                parts += [template.literal_text] + [e.text for e in message.examples]
             assert index.bm25.docs[r] == Counter(terms("\n".join(parts)))
 
 

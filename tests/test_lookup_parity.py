@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
 from errorkb.lookup import build_index, lookup, whole_words
 from test_lookup import HINTS_AND_QUOTES, log_lines
 from errorkb.records import load_catalogue
@@ -123,7 +123,7 @@ def assert_same(python: list, js: list) -> None:
 
 
 def test_same_answers_on_the_test_catalogue(tmp_path: Path):
-    catalogue, problems = load_catalogue(write_records(tmp_path), root=tmp_path)
+    catalogue, problems = load_catalogue(write_records(tmp_path), schema=DEMO_SCHEMA, root=tmp_path)
     assert not problems and len(catalogue.records) == len(RECORDS) + len(CODED)
     python, js = run_both(catalogue, tmp_path)
     assert any(m["exact"] for r in python for m in r["matches"])
@@ -132,7 +132,7 @@ def test_same_answers_on_the_test_catalogue(tmp_path: Path):
 
 
 def test_same_answers_on_the_project_catalogue(tmp_path: Path):
-    catalogue, _ = load_catalogue(ROOT / "errors", root=ROOT)
+    catalogue, _ = load_catalogue(ROOT / "errors", schema=SITE_SCHEMA, root=ROOT)
     assert catalogue.records
     assert_same(*run_both(catalogue, tmp_path))
 
@@ -142,8 +142,8 @@ def test_the_browser_compiles_templates_as_templates_py_does(tmp_path: Path):
     short-listing words must be exactly those of the Python compiler."""
     node = require("node", "nodejs")
     texts = []
-    for catalogue, _ in (load_catalogue(ROOT / "errors", root=ROOT), load_catalogue(write_records(tmp_path), root=tmp_path)):
-        texts += [t.text for record in catalogue.records.values() for ts in record.templates for t in ts]
+    for catalogue, _ in (load_catalogue(ROOT / "errors", schema=SITE_SCHEMA, root=ROOT), load_catalogue(write_records(tmp_path), schema=DEMO_SCHEMA, root=tmp_path)):
+        texts += [t.text for record in catalogue.records.values() for t in record.templates]
     texts += ["^  Killed {{a}} at {n:int}x$", "a{{b}}c {p:path}: {s:size}/{q:quoted} {t:text}#{d:device}. {i:identifier}-{dt:dtype}(x",
               "^{a:text} failed $$ at {n:int}$", "Fail [{p:path}] - {i:identifier}^ {d:device}\\ end {t:text} rest here",
               "Killed 😀 (x {t:text}   more) {q:quoted}.*+?|", "^{n:int}: Killed process {i:identifier}]$"]

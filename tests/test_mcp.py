@@ -93,7 +93,7 @@ def test_explain_finds_a_record_by_id_or_alias(session: dict[str, Any]):
     shm = session["explain-id"].structured_content
     assert shm["id"] == "torch-dataloader-shm"
     assert shm["url"] == "errors/pytorch/torch-dataloader-shm.html"
-    assert shm["fixes"][0]["title"] and shm["causes"] and shm["debugging"]
+    assert shm["fixes"][0]["title"] and shm["sections"]["Causes"] and shm["sections"]["Debugging"]
     assert session["explain-alias"].structured_content["id"] == "python-memoryerror"
 
 

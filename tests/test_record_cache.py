@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from conftest import record_text
+from conftest import DEMO_SCHEMA, record_text
 
 from errorkb import record_cache
 from errorkb.records import load_catalogue
@@ -15,9 +15,9 @@ def test_unchanged_files_reuse_their_records(project) -> None:
     first = project.add_record(id="a-oom", code="A1", source="demo")
     project.add_record(id="b-oom", code="B1", source="demo")
     cache: dict = {}
-    before, _ = load_catalogue(project.root / "errors", root=project.root, cache=cache)
+    before, _ = load_catalogue(project.root / "errors", schema=DEMO_SCHEMA, root=project.root, cache=cache)
     first.write_text(record_text(id="a-oom", code="A2", source="demo"), encoding="utf-8")
-    after, problems = load_catalogue(project.root / "errors", root=project.root, cache=cache)
+    after, problems = load_catalogue(project.root / "errors", schema=DEMO_SCHEMA, root=project.root, cache=cache)
     assert after.records["b-oom"] is before.records["b-oom"]
     assert after.records["a-oom"].code == "A2"
     assert len(cache) == 2
@@ -26,9 +26,9 @@ def test_unchanged_files_reuse_their_records(project) -> None:
 def test_checks_across_records_still_run_on_cached_records(project) -> None:
     project.add_record(id="a-oom", code="A1", source="demo")
     cache: dict = {}
-    load_catalogue(project.root / "errors", root=project.root, cache=cache)
+    load_catalogue(project.root / "errors", schema=DEMO_SCHEMA, root=project.root, cache=cache)
     project.add_record(id="b-oom", code="A1", source="demo")  # same code and template as a-oom
-    _, problems = load_catalogue(project.root / "errors", root=project.root, cache=cache)
+    _, problems = load_catalogue(project.root / "errors", schema=DEMO_SCHEMA, root=project.root, cache=cache)
     messages = [p.message for p in problems]
     assert "code 'A1' is already used by errors/demo/a-oom.md" in messages
     assert any("is also matched by" in m for m in messages)
@@ -50,7 +50,7 @@ def test_loading_leaves_the_collector_as_it_found_it(project, tmp_path: Path) ->
         for enabled in (True, False):
             (gc.enable if enabled else gc.disable)()
             for folder in (tmp_path, tmp_path / "broken", tmp_path / "missing"):
-                record_cache.load_catalogue_cached(project.root / "errors", project.root, folder)
+                record_cache.load_catalogue_cached(project.root / "errors", DEMO_SCHEMA, project.root, folder)
                 assert gc.isenabled() is enabled, folder
     finally:
         gc.enable()

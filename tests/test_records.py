@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from errorkb.records import RecordError, load_catalogue, load_record
-from conftest import ROOT, record_text
+from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA, record_text
 
 
 def problems_of(tmp_path: Path, text: str, name: str = "errors/demo/demo-oom.md") -> list[str]:
@@ -13,7 +13,7 @@ def problems_of(tmp_path: Path, text: str, name: str = "errors/demo/demo-oom.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     with pytest.raises(RecordError) as info:
-        load_record(path, root=tmp_path)
+        load_record(path, root=tmp_path, schema=DEMO_SCHEMA)
     return [str(p) for p in info.value.problems]
 
 
@@ -21,7 +21,7 @@ def test_valid_record_loads(tmp_path):
     path = tmp_path / "errors/demo/demo-oom.md"
     path.parent.mkdir(parents=True)
     path.write_text(record_text())
-    record = load_record(path, root=tmp_path)
+    record = load_record(path, root=tmp_path, schema=DEMO_SCHEMA)
     assert record.id == "demo-oom" and record.path == "errors/demo/demo-oom.md"
     assert [f.title for f in record.fixes] == ["Use a smaller batch", "Free what you no longer need"]
     assert record.sections["Debugging"].startswith("Print the memory")
@@ -38,7 +38,7 @@ def test_an_example_may_say_where_it_was_seen(tmp_path):
     path = tmp_path / "errors/demo/demo-oom.md"
     path.parent.mkdir(parents=True)
     path.write_text(record_text().replace("related:", SEEN + "related:"))
-    first, second = load_record(path, root=tmp_path).messages[0].examples
+    first, second = load_record(path, root=tmp_path, schema=DEMO_SCHEMA).messages[0].examples
     assert (first.text, first.seen) == ("DemoError: could not allocate 2.00 GiB on device 0", None)
     assert (second.text, second.seen) == ("DemoError: could not allocate 1.50 GiB on device 3", "https://github.com/demo/demo/issues/1")
 
@@ -119,7 +119,7 @@ def test_headings_inside_code_fences_are_not_sections(tmp_path):
     path = tmp_path / "errors/demo/demo-oom.md"
     path.parent.mkdir(parents=True)
     path.write_text(record_text().replace("Fewer samples", "```python\n# not a heading\n## nor this\n```\n\nFewer samples"))
-    assert load_record(path).fixes[0].body.startswith("```python")
+    assert load_record(path, schema=DEMO_SCHEMA).fixes[0].body.startswith("```python")
 
 
 def test_no_front_matter_and_not_utf8(tmp_path):
@@ -129,7 +129,7 @@ def test_no_front_matter_and_not_utf8(tmp_path):
     path = tmp_path / "errors/demo/bin.md"
     path.write_bytes(b"---\nid: x\n\xff\xfe\n")
     with pytest.raises(RecordError, match=r"bin.md:3: the file is not UTF-8 text"):
-        load_record(path, root=tmp_path)
+        load_record(path, root=tmp_path, schema=DEMO_SCHEMA)
 
 
 def write(tmp_path: Path, **fields: str) -> None:
@@ -141,26 +141,26 @@ def write(tmp_path: Path, **fields: str) -> None:
 def test_duplicate_code_across_records(tmp_path):
     write(tmp_path, id="demo-oom")
     write(tmp_path, id="demo-other", code="demo1")
-    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     messages = [str(p) for p in problems]
     assert "errors/demo/demo-other.md:3: code 'demo1' is already used by errors/demo/demo-oom.md" in messages
 
 
 def test_unknown_related_id(tmp_path):
     write(tmp_path, id="demo-oom", related="[demo-nothing]")
-    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     assert [str(p) for p in problems] == ["errors/demo/demo-oom.md:15: related[0]: no record has the id 'demo-nothing'"]
 
 
 def test_example_claimed_by_another_records_template(tmp_path):
     write(tmp_path, id="demo-oom")
     write(tmp_path, id="demo-other", code="DEMO2")  # same template: each claims the other's example
-    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     assert any("is also matched by demo-other's template" in str(p) for p in problems)
 
 
 def test_the_real_catalogue_is_valid():
-    catalogue, problems = load_catalogue(ROOT / "errors", root=ROOT)
+    catalogue, problems = load_catalogue(ROOT / "errors", schema=SITE_SCHEMA, root=ROOT)
     assert [str(p) for p in problems] == []
     assert "xla-e1000" in catalogue.records
 
@@ -177,5 +177,5 @@ def test_a_broken_record_is_not_also_reported_as_an_unknown_related_id(tmp_path)
     write(tmp_path, id="demo-oom", related="[demo-broken]")
     broken = tmp_path / "errors/demo/demo-broken.md"
     broken.write_text(record_text(id="demo-broken", code="DEMO2").replace("phase: run-time", "phase: later"))
-    _, problems = load_catalogue(tmp_path / "errors", root=tmp_path)
+    _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     assert [p.path for p in problems] == ["errors/demo/demo-broken.md"]

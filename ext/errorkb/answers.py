@@ -5,88 +5,77 @@ matched by :func:`~errorkb.lookup.lookup`, as ``errorkb lookup`` does; no built 
 network are needed.  Lookups answer ``{"matches": [...]}`` with the entries of
 ``errorkb lookup --json``; :meth:`Answers.block` is the short text printed under a failure.
 
-The records are found in the folder given, else ``$ERRORKB_ROOT``, else the current folder,
-else the checkout this package is installed from (an editable install): the first whose
-records folder holds records.  Page URLs are absolute
-when a base URL is known: ``$ERRORKB_BASE_URL``, else ``errorkb_base_url`` (or ``html_baseurl``)
-written as a plain string in the site's ``conf.py``.
+The site is the folder given, else ``$ERRORKB_ROOT``, else the one whose ``conf.py`` is in the
+current folder or a parent, else the checkout this package is installed from (an editable
+install): the first whose records folder holds records, read with the site's settings
+(:mod:`errorkb.project`).  Page URLs are absolute when a base URL is known:
+``$ERRORKB_BASE_URL``, else ``errorkb_base_url`` (or ``html_baseurl``) in the site's ``conf.py``.
 """
 
 from __future__ import annotations
 
-import ast
 import os
 from pathlib import Path
 from typing import Any
 
 from .lookup import Match, build_index, lookup, record_url
-from .records import Catalogue, Record, load_catalogue, record_files
-
-RECORDS = "errors"
-#: Fields :meth:`Answers.records` filters on.
-LIST_FIELDS = ("source", "platforms", "frameworks", "phase", "category")
+from .project import Project, ProjectError, find_conf, open_project
+from .records import Catalogue, Record, record_files
 #: At most this many fixes, and characters of the matched text, are shown in a block.
 BLOCK_FIXES = 3
 BLOCK_TEXT = 200
 
 
-def find_root(root: str | os.PathLike[str] | None = None, records: str = RECORDS) -> Path:
-    """The first folder whose ``records`` folder holds record files; LookupError names what
-    was tried.  ``root`` wins when given (``"."``, the command line's default, counts as not
+def find_project(root: str | os.PathLike[str] | None = None, records: str | None = None) -> Project:
+    """The first site whose records folder holds record files; LookupError names what was tried.
+
+    ``root`` wins when given (``None`` or ``"."``, the command line's default, count as not
     given); a folder of the user's own that happens to be called ``errors`` is passed over.
     """
     if root is not None and str(root) != ".":
         candidates = [Path(root)]
     else:
         env = os.environ.get("ERRORKB_ROOT")
-        candidates = [Path(env)] if env else [Path.cwd(), Path(__file__).resolve().parents[2]]
-    for candidate in candidates:
-        if record_files(candidate / records):
-            return candidate
-    tried = ", ".join(str(c / records) for c in dict.fromkeys(candidates))
-    raise LookupError(f"no records in {tried}; give --root or set ERRORKB_ROOT to an errorkb checkout")
+        conf = find_conf(Path.cwd())
+        here = [conf.parent] if conf is not None else [Path.cwd()]
+        candidates = [Path(env)] if env else here + [Path(__file__).resolve().parents[2]]
+    tried = []
+    for candidate in dict.fromkeys(candidates):
+        try:
+            project = open_project(candidate, records=records)
+        except ProjectError as exc:
+            tried.append(str(exc))
+            continue
+        if record_files(project.records):
+            return project
+        tried.append(str(project.records))
+    raise LookupError(f"no records in {', '.join(tried)}; give --root or set ERRORKB_ROOT to an errorkb site")
 
 
-def base_url(root: Path) -> str:
+def base_url(project: Project) -> str:
     """The site's public URL ending in '/', or '' when none is known."""
-    conf = _conf_strings(root / "conf.py")
-    url = os.environ.get("ERRORKB_BASE_URL") or conf.get("errorkb_base_url") or conf.get("html_baseurl")
+    url = os.environ.get("ERRORKB_BASE_URL") or project.settings.base_url or project.html_baseurl
     return url.rstrip("/") + "/" if url else ""
-
-
-def _conf_strings(path: Path) -> dict[str, str]:
-    """Top-level ``name = "text"`` assignments of a ``conf.py``, read without running it."""
-    try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (OSError, SyntaxError, ValueError):
-        return {}
-    found: dict[str, str] = {}
-    for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
-            node.target if isinstance(node, ast.AnnAssign) else None
-        value = getattr(node, "value", None)
-        if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str):
-            found[target.id] = value.value
-    return found
 
 
 class Answers:
     """A loaded catalogue and its lookup index, with the questions the three front ends ask."""
 
-    def __init__(self, catalogue: Catalogue, root: Path, base: str = ""):
+    def __init__(self, catalogue: Catalogue, project: Project, base: str = ""):
         self.catalogue = catalogue
-        self.root = root
+        self.project = project
+        self.root = project.root
         self.base_url = base
         self.index = build_index(catalogue, {i: self.url(r) for i, r in catalogue.records.items()})
 
     @classmethod
-    def load(cls, root: str | os.PathLike[str] | None = None, records: str = RECORDS) -> Answers:
-        """Load the records under :func:`find_root`; LookupError when there are none."""
-        found = find_root(root, records)
-        catalogue, _ = load_catalogue(found / records, root=found)
+    def load(cls, root: str | os.PathLike[str] | None = None, records: str | None = None) -> Answers:
+        """Load the records of :func:`find_project`'s site; LookupError when there are none."""
+        project = find_project(root, records)
+        catalogue, _ = project.load()
         if not catalogue.records:
-            raise LookupError(f"no valid record under {found / records} (see 'errorkb check')")
-        return cls(catalogue, found, base_url(found))
+            raise LookupError(f"no valid record under {project.records} (see 'errorkb check')")
+        return cls(catalogue, project, base_url(project))
 
     def url(self, record: Record) -> str:
         return self.base_url + record_url(record)
@@ -105,22 +94,24 @@ class Answers:
         record = self.catalogue.find(key)
         if record is None:
             return None
-        return {**record.as_json(), "url": self.url(record)}
+        return {**record.as_json(self.project.settings.schema), "url": self.url(record)}
+
+    @property
+    def list_fields(self) -> list[str]:
+        """The fields :meth:`records` filters on: the source and the site's fields."""
+        return [f.name for f in self.project.settings.schema.dimensions]
 
     def records(self, field: str | None = None, value: str | None = None) -> list[dict[str, Any]]:
         """The records whose ``field`` is (or lists) ``value``, case-insensitive; all without a field."""
-        if field is not None and field not in LIST_FIELDS:
-            raise ValueError(f"cannot list by {field!r}; the fields are {', '.join(LIST_FIELDS)}")
+        if field is not None and field not in self.list_fields:
+            raise ValueError(f"cannot list by {field!r}; the fields are {', '.join(self.list_fields)}")
         wanted = (value or "").casefold()
         chosen = []
         for record in sorted(self.catalogue.records.values(), key=lambda r: r.id):
-            if field is not None:
-                have = getattr(record, field)
-                have = have if isinstance(have, list) else [have]
-                if wanted not in (str(h).casefold() for h in have):
-                    continue
+            if field is not None and wanted not in (v.casefold() for v in record.values(field)):
+                continue
             chosen.append({"id": record.id, "code": record.code or None, "title": record.title,
-                           "summary": record.summary, **{f: getattr(record, f) for f in LIST_FIELDS},
+                           "summary": record.summary, **{f: record.value(f) for f in self.list_fields},
                            "url": self.url(record)})
         return chosen
 

@@ -1,10 +1,11 @@
 """The landing page's views of the catalogue: ``err:catalogue``, the table of every error, and
 ``err:sources``, a card per source.
 
-The table is plain HTML that works without scripts.  ``errorkb-catalogue.js`` adds filters (text,
-source, platform, framework, phase, category) and sorting by any column, and keeps their state in
-the page's query string (``?platform=tpu&sort=-phase``) so that a filtered view can be shared.
-Each row carries its values as classes (``errorkb-f-platform-tpu``) for the script to read.
+The table is plain HTML that works without scripts: code, title, first message, then a column per
+field the site declares with ``column``.  ``errorkb-catalogue.js`` adds filters (text, the source
+and each field declared with ``filter``) and sorting by any column, and keeps their state in the
+page's query string (``?platform=tpu&sort=-phase``) so that a filtered view can be shared.  Each
+row carries its values as classes (``errorkb-f-platform-tpu``) for the script to read.
 """
 
 from __future__ import annotations
@@ -19,46 +20,47 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from .collector import collector_paused
-from .domain import generated_xref
-from .indexes import DIMENSIONS, OVERVIEW, grouped, page_link, point_at_page
-from .domain import catalogue_of
-from .records import PHASES, PLATFORMS, Catalogue, Record
+from .config import settings
+from .domain import catalogue_of, generated_xref
+from .indexes import OVERVIEW, grouped, indexed, page_link, point_at_page, value_page
+from .records import Catalogue, Record
+from .schema import FieldSpec, Schema
 
-COLUMNS = ("Code", "Error", "First message", "Platforms", "Phase")
-# Each cell's class, errorkb-col-<key>: narrow screens lay a row out as a card by column.
-COLUMN_KEYS = ("code", "error", "message", "platforms", "phase")
+#: The columns every table has: (key, heading); each cell's class is errorkb-col-<key>, and
+#: narrow screens lay a row out as a card by column.
+COLUMNS = (("code", "Code"), ("error", "Error"), ("message", "First message"))
 SCRIPT = "errorkb-catalogue.js"
 
 
-def fingerprint(catalogue: Catalogue) -> str:
+def fingerprint(catalogue: Catalogue, schema: Schema) -> str:
     """Changes whenever anything the table shows changes."""
-    rows = [[r.id, r.code, r.title, r.source, r.messages[0].template, r.platforms, r.frameworks, r.phase, r.category]
+    rows = [[r.id, r.code, r.title, r.messages[0].template, *(r.value(f.name) for f in schema.dimensions)]
             for r in _ordered(catalogue)]
-    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([schema.fingerprint, rows]).encode()).hexdigest()
 
 
 def _ordered(catalogue: Catalogue) -> list[Record]:
     return sorted(catalogue.records.values(), key=lambda r: (r.source, r.id))
 
 
-def _row(cells: list[nodes.Node], classes: list[str] | None = None) -> nodes.row:
+def _row(keys: list[str], cells: list[nodes.Node], classes: list[str] | None = None) -> nodes.row:
     row = nodes.row(classes=classes or [])
-    for key, cell in zip(COLUMN_KEYS, cells, strict=True):
-        entry = nodes.entry(classes=[f"errorkb-col-{key}"])
+    for key, cell in zip(keys, cells, strict=True):
+        entry = nodes.entry(classes=[f"errorkb-col-{key}"] + ([] if key in dict(COLUMNS) else ["errorkb-col-field"]))
         entry += cell if isinstance(cell, nodes.paragraph) else nodes.paragraph("", "", cell)
         row += entry
     return row
 
 
-def _filters(catalogue: Catalogue) -> str:
+def _filters(catalogue: Catalogue, schema: Schema) -> str:
     """The filter form, hidden until the script shows it."""
     fields = ['<label>Text <input type="search" name="q" placeholder="code, title or message"></label>']
-    for dimension in DIMENSIONS:
+    for field in (f for f in schema.dimensions if f.filter):
         options = "".join(
-            f'<option value="{html.escape(v)}">{html.escape(dimension.label(v))}</option>'
-            for v in grouped(catalogue, dimension)
+            f'<option value="{html.escape(v)}">{html.escape(field.label_of(v))}</option>'
+            for v in grouped(catalogue, field)
         )
-        fields.append(f'<label>{dimension.title} <select name="{dimension.name}">'
+        fields.append(f'<label>{html.escape(field.label)} <select name="{field.slug}">'
                       f'<option value="">all</option>{options}</select></label>')
     return ('<form class="errorkb-filters" hidden>' + "".join(fields)
             + '<button type="reset">Clear</button> <output class="errorkb-count"></output></form>')
@@ -73,56 +75,57 @@ class CatalogueDirective(SphinxDirective):
 
     def _table(self) -> list[nodes.Node]:
         catalogue = catalogue_of(self.env)
+        schema = settings(self.config).schema
         domain = self.env.get_domain("err")
-        domain.data["catalogues"][self.env.docname] = fingerprint(catalogue)
+        domain.data["catalogues"][self.env.docname] = fingerprint(catalogue, schema)
         self.env.metadata[self.env.docname]["errorkb-catalogue"] = True
 
         browse = nodes.paragraph(classes=["errorkb-browse"])
         browse += nodes.Text("Browse by ")
-        for i, dimension in enumerate(DIMENSIONS):
-            link = page_link(OVERVIEW, f"Errors by {dimension.title.lower()}", anchor=dimension.name)
-            link += nodes.Text(dimension.title.lower())
+        for i, field in enumerate(indexed(schema)):
+            link = page_link(OVERVIEW, f"Errors by {field.label.lower()}", anchor=field.slug)
+            link += nodes.Text(field.label.lower())
             browse += [nodes.Text(", " if i else ""), link]
         browse += nodes.Text(".")
 
+        columns: list[FieldSpec] = [f for f in schema.dimensions if f.column]
+        keys = [key for key, _ in COLUMNS] + [f.name for f in columns]
+        filters = [f for f in schema.dimensions if f.filter]
         table = nodes.table(classes=["errorkb-catalogue"])
-        group = nodes.tgroup(cols=len(COLUMNS))
+        group = nodes.tgroup(cols=len(keys))
         table += group
-        group += [nodes.colspec(colwidth=w) for w in (2, 4, 6, 2, 2)]
+        group += [nodes.colspec(colwidth=w) for w in (2, 4, 6, *(2 for _ in columns))]
         head = nodes.thead()
-        head += _row([nodes.Text(c) for c in COLUMNS])
+        head += _row(keys, [nodes.Text(title) for _, title in COLUMNS] + [nodes.Text(f.label) for f in columns])
         group += head
         body = nodes.tbody()
         for record in _ordered(catalogue):
-            classes = ["errorkb-row"] + [
-                f"errorkb-f-{d.name}-{v}" for d in DIMENSIONS for v in d.values(record)
-            ]
-            body += _row([
+            classes = ["errorkb-row"] + [f"errorkb-f-{f.slug}-{v}" for f in filters for v in record.values(f.name)]
+            body += _row(keys, [
                 nodes.literal(text=record.code or record.id),
                 generated_xref(record.id, self.env.docname, record.title),
                 nodes.literal(text=record.messages[0].template, classes=["errorkb-first-message"]),
-                nodes.Text(", ".join(PLATFORMS[p] for p in record.platforms)),
-                nodes.Text(PHASES[record.phase]),
+                *(nodes.Text(", ".join(f.label_of(v) for v in record.values(f.name))) for f in columns),
             ], classes)
         group += body
-        return [browse, nodes.raw("", _filters(catalogue), format="html"), table]
+        return [browse, nodes.raw("", _filters(catalogue, schema), format="html"), table]
 
 
 class SourceCards(SphinxDirective):
     """``err:sources``: a grid of cards, one per source with its count of errors, leading to its index page."""
 
     def run(self) -> list[nodes.Node]:
-        source = next(d for d in DIMENSIONS if d.name == "source")
+        source = settings(self.config).schema.source
         groups = grouped(catalogue_of(self.env), source)
         lines = ["````{grid} 2 3 4 4", ":gutter: 2", ":class-container: errorkb-sources", ""]
         for value, records in groups.items():
-            lines += [f"```{{grid-item-card}} {source.label(value)}", ":link-type: url", f":link: {source.page(value)}",
+            lines += [f"```{{grid-item-card}} {source.label_of(value)}", ":link-type: url", f":link: {value_page(source, value)}",
                       ":class-card: errorkb-source-card", "", f"{len(records)} error{'s' if len(records) != 1 else ''}",
                       "```", ""]
         lines.append("````")
         grid = nodes.container()
         self.state.nested_parse(StringList(lines, self.env.docname), self.content_offset, grid)
-        pages = {source.page(value) for value in groups}
+        pages = {value_page(source, value) for value in groups}
         for ref in grid.findall(nodes.reference):  # each card's link, resolved per builder when written
             if ref.get("refuri") in pages:
                 point_at_page(ref, ref["refuri"])

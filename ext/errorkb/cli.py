@@ -16,47 +16,65 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .project import Project
     from .records import Catalogue
 
 
-def _max_record_bytes(root: Path) -> int:
-    """The site's ``errorkb_max_record_size``, from its ``conf.py``."""
-    from .config import site_options, size
+def _project(args: argparse.Namespace) -> Project:
+    """The site of ``--conf``, ``--root`` or the working folder, with its ``conf.py``'s settings."""
+    from .project import ProjectError, open_project
 
-    try:
-        return size(site_options(root), "errorkb_max_record_size")
-    except ValueError as exc:
-        print(f"errorkb: {root / 'conf.py'}: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    if getattr(args, "project", None) is None:
+        try:
+            args.project = open_project(Path(args.root) if args.root else None,
+                                        conf=Path(args.conf) if args.conf else None, records=args.records)
+        except ProjectError as exc:
+            print(f"errorkb: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
+    return args.project
 
 
 def _catalogue(args: argparse.Namespace) -> tuple[Catalogue, list]:
-    from .records import load_catalogue
-
-    root = Path(args.root)
-    return load_catalogue(root / args.records, root=root, max_bytes=_max_record_bytes(root))
+    return _project(args).load()
 
 
-def _lintable_records(folder: Path, root: Path) -> list[Path]:
-    """The record files the loader reads: not those it refuses unread (too large, or leading out of ``root``)."""
+def _site_markdown(project: Project) -> list[Path]:
+    """The Markdown files Sphinx reads, as ``conf.py``'s include and exclude patterns say, records aside."""
+    from sphinx.util.matching import get_matching_files
+
+    records = project.records.relative_to(project.root).as_posix() + "/"
+    found = get_matching_files(project.root, include_patterns=project.include_patterns,
+                               exclude_patterns=(*project.exclude_patterns, "**/.*", "_build"))
+    return sorted(project.root / name for name in found if name.endswith(".md") and not name.startswith(records))
+
+
+def _lintable_records(project: Project) -> list[Path]:
+    """The record files the loader reads: not those it refuses unread (too large, or leading out of the site)."""
     from .lint import markdown_files
     from .records import leaves
 
-    max_bytes = _max_record_bytes(root)
-    return [p for p in markdown_files(folder) if not leaves(p, root) and p.stat().st_size <= max_bytes]
+    limit = project.settings.max_record_size
+    return [p for p in markdown_files(project.records) if not leaves(p, project.root) and p.stat().st_size <= limit]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate every record and lint the prose of records and guides, without building the site.
 
-    One ``file:line: message`` per problem on standard output; exit 1 on any.
+    One ``file:line: message`` per problem on standard output; exit 1 on any, 2 when the site
+    has no records or the linter is missing.
     """
-    from .lint import LintUnavailable, lint_prose, markdown_files
+    from .lint import LintUnavailable, lint_prose
+    from .project import ProjectError
 
-    root = Path(args.root)
-    catalogue, problems = _catalogue(args)
+    project = _project(args)
     try:
-        prose = lint_prose(_lintable_records(root / args.records, root) + markdown_files(root / args.guides), root=root)
+        project.require_records()
+    except ProjectError as exc:
+        print(f"errorkb check: {exc}", file=sys.stderr)
+        return 2
+    catalogue, problems = project.load()
+    try:
+        prose = lint_prose(_lintable_records(project) + _site_markdown(project), root=project.root)
     except LintUnavailable as exc:
         print(f"errorkb check: {exc}", file=sys.stderr)
         return 2
@@ -121,16 +139,16 @@ def cmd_new(args: argparse.Namespace) -> int:
         print(f"errorkb new: missing {', '.join(missing)} (it asks for them only in a terminal)", file=sys.stderr)
         return 2
     problems = field_problems(fields["id"], fields["source"], fields["title"], message)
-    root = Path(args.root)
-    path = root / args.records / fields["source"] / f"{fields['id']}.md"
-    shown = path.relative_to(root).as_posix()
-    catalogue, _ = _catalogue(args)
+    project = _project(args)
+    path = project.records / fields["source"] / f"{fields['id']}.md"
+    shown = path.relative_to(project.root).as_posix()
+    catalogue, _ = project.load()
     for key in (fields["id"], fields["code"]):
         other = catalogue.find(key) if key else None
         if other is not None:
             problems.append(f"{key!r} is already used by {other.path}")
     for record in catalogue.records.values():
-        if any(t.matches(message) for ts in record.templates for t in ts):
+        if any(t.matches(message) for t in record.templates):
             problems.append(f"{record.path} already matches this message: add your paste to its examples instead")
     if path.exists():
         problems.append(f"{shown} exists already; it is never overwritten")
@@ -139,7 +157,7 @@ def cmd_new(args: argparse.Namespace) -> int:
             print(f"errorkb new: {problem}", file=sys.stderr)
         return 1
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = scaffold(fields["id"], fields["code"], fields["source"], fields["title"], message)
+    text = scaffold(fields["id"], fields["code"], fields["source"], fields["title"], message, project.settings.schema)
     with path.open("x", encoding="utf-8") as out:
         out.write(text)
     if count > 1:
@@ -149,7 +167,7 @@ def cmd_new(args: argparse.Namespace) -> int:
   1. Check the template (the message with its variable parts as placeholders) and rename each
      placeholder after what it means, e.g. {{size:size}} -> {{requested:size}}.
   2. Replace every {SCAFFOLD_MARKER} marker (lines {", ".join(todo_lines)}); add more examples if you have them.
-  3. Run `make check` until it prints no problem, then `make serve` to read the page.""")
+  3. Run `errorkb check` until it prints no problem, then build the site to read the page.""")
     return 0
 
 
@@ -217,7 +235,7 @@ def _lookup_index(args: argparse.Namespace):
         print(f"errorkb: {len(problems)} problem(s) in the records (see 'errorkb check'); "
               "the other records are searched", file=sys.stderr)
     if not catalogue.records:
-        raise SystemExit(f"errorkb: no records under {Path(args.root) / args.records}")
+        raise SystemExit(f"errorkb: no records under {_project(args).records}")
     return build_index(catalogue)
 
 
@@ -309,19 +327,22 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="errorkb", description="A knowledge base of accelerator error messages.")
-    parser.add_argument("--root", default=".", help="the site's folder (default: the current one)")
-    parser.add_argument("--records", default="errors", help="the records' folder under the root (default: errors)")
+    from . import __version__
+
+    parser = argparse.ArgumentParser(prog="errorkb", description="Look up, explain and check the error records of an errorkb site.")
+    parser.add_argument("--version", action="version", version=f"errorkb {__version__}")
+    parser.add_argument("--root", help="the site's folder (default: where conf.py is, from the current folder upward)")
+    parser.add_argument("--conf", metavar="PATH", help="the site's conf.py (default: found as --root says)")
+    parser.add_argument("--records", help="the records' folder under the site (default: conf.py's errorkb_records_dir)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    check = sub.add_parser("check", help="validate every record and lint the prose")
-    check.add_argument("--guides", default="docs", help="the guides' folder under the root, linted too (default: docs)")
+    check = sub.add_parser("check", help="validate every record and lint the prose of the site's Markdown pages")
     check.set_defaults(func=cmd_check)
 
     new = sub.add_parser("new", help="write a new record from one pasted error message")
     new.add_argument("--id", help="lower-case slug, also the file name: cuda-oom-alloc")
     new.add_argument("--code", help="the vendor's code as printed (E1000); empty for none")
-    new.add_argument("--source", help="who raises it, also the folder: xla, neuron, pytorch, cuda ...")
+    new.add_argument("--source", help="who raises it, also the folder under the records: a lower-case slug")
     new.add_argument("--title", help="a short title")
     paste = new.add_mutually_exclusive_group()
     paste.add_argument("--message", help="one real error message, pasted as printed")

@@ -1,17 +1,22 @@
-"""The extension's typed ``errorkb_*`` options, declared once and registered in ``setup``.
+"""The extension's ``errorkb_*`` options, declared once, and the typed :class:`Settings` made of them.
 
-Tools that run without Sphinx (``errorkb check``, the pytest plugin) read the same options from
-the site's ``conf.py`` with :func:`site_options`.  Nothing here imports Sphinx until ``setup``.
+The options are registered in ``setup``; at ``config-inited`` they are validated and normalised
+once into :class:`Settings` (a bad value stops the build with a message naming the option), which
+the extension reads through :func:`settings`.  Tools that run without Sphinx (the command line,
+the pytest plugin) make the same :class:`Settings` from the site's ``conf.py``
+(:mod:`errorkb.project`).  Nothing here imports Sphinx until ``setup``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import runpy
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from .records import MAX_RECORD_BYTES
+from .schema import Schema, SchemaError, schema_from
 from .templates import parse_size
 
 if TYPE_CHECKING:
@@ -37,7 +42,19 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("errorkb_records_dir", "errors", (str,), "Folder of the error records, relative to the source folder."),
+    Option("errorkb_records_dir", "errors", (str,),
+           "Folder of the error records, relative to the source folder: one ``<source>/<id>.md`` file per error."),
+    Option("errorkb_fields", [], (list, tuple),
+           "The site's own front-matter fields, beyond the core ones: a list of mappings with ``name``, ``label``, "
+           "``values`` (allowed value -> label; none: free text), ``open``, ``many``, ``required``, ``badge`` "
+           "(a colour), ``column``, ``filter``, ``index``, ``json``, ``variants`` and ``slug``."),
+    Option("errorkb_sections", ["Causes", "Fixes"], (list, tuple),
+           "The ``##`` sections every record has, in this order; a record may add others, as free prose."),
+    Option("errorkb_fixes_section", "Fixes", (str,),
+           "The section whose ``###`` headings are the fixes, numbered in the order to try them."),
+    Option("errorkb_source_labels", {}, (dict,),
+           "Labels of the sources (the folders under the records folder), e.g. ``{'pytorch': 'PyTorch'}``; "
+           "a source without one is shown as written."),
     Option("errorkb_run_examples", True, (bool,),
            "Run the snippets during every build, so pages show real statuses (results are cached); "
            "False shows cached results only. ``-b examples`` always runs them.", ""),
@@ -59,6 +76,54 @@ OPTIONS: tuple[Option, ...] = (
 DEFAULTS = {option.name: option.default for option in OPTIONS}
 
 
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The ``errorkb_*`` options of a site, validated and normalised."""
+
+    records_dir: str  # relative to the source folder, '/'-separated, without a trailing '/'
+    schema: Schema
+    run_examples: bool
+    base_url: str
+    ceilings: Ceilings
+    max_record_size: int  # bytes
+    allow_raw_html: bool
+    repository_url: str
+
+    def is_record_page(self, docname: str) -> bool:
+        return docname.startswith(self.records_dir + "/")
+
+
+def settings_from(values: dict[str, Any]) -> Settings:
+    """The :class:`Settings` of option values (missing ones take their defaults); ValueError names a bad one."""
+    values = {**DEFAULTS, **values}
+    for option in OPTIONS:
+        if not isinstance(values[option.name], option.types):
+            kinds = " or ".join(t.__name__ for t in option.types)
+            raise ValueError(f"{option.name} = {values[option.name]!r} is not a {kinds}")
+    try:
+        schema = schema_from(values["errorkb_fields"], values["errorkb_sections"], values["errorkb_fixes_section"],
+                             values["errorkb_source_labels"])
+    except SchemaError as exc:
+        raise ValueError(str(exc)) from None
+    return Settings(
+        records_dir=_records_dir(values["errorkb_records_dir"]),
+        schema=schema,
+        run_examples=values["errorkb_run_examples"],
+        base_url=values["errorkb_base_url"],
+        ceilings=ceilings(values),
+        max_record_size=size(values, "errorkb_max_record_size"),
+        allow_raw_html=values["errorkb_allow_raw_html"],
+        repository_url=values["errorkb_repository_url"],
+    )
+
+
+def _records_dir(value: str) -> str:
+    path = PurePosixPath(value.replace(os.sep, "/").strip())
+    if not value.strip() or path.is_absolute() or ".." in path.parts or str(path) == ".":
+        raise ValueError(f"errorkb_records_dir = {value!r} is not a folder inside the source folder, such as 'errors'")
+    return str(path)
+
+
 def size(values: dict[str, Any], name: str) -> int:
     """The size option ``name`` in bytes; raise ValueError naming it when it is not a size."""
     value = values.get(name, DEFAULTS[name])
@@ -71,29 +136,38 @@ def size(values: dict[str, Any], name: str) -> int:
 def ceilings(values: dict[str, Any]) -> Ceilings:
     """The snippet ceilings of a site, from its option values (missing ones take their defaults)."""
     timeout = values.get("errorkb_max_timeout", DEFAULTS["errorkb_max_timeout"])
-    if not isinstance(timeout, int) or timeout < 1:
+    if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout < 1:
         raise ValueError(f"errorkb_max_timeout = {timeout!r} is not a whole number of seconds")
     return Ceilings(timeout=timeout, memory=size(values, "errorkb_max_memory"))
 
 
-def option_values(config: Config) -> dict[str, Any]:
-    return {option.name: getattr(config, option.name) for option in OPTIONS}
+def settings(config: Config) -> Settings:
+    """The site's :class:`Settings`, made once from its configuration."""
+    made = config.__dict__.get("_errorkb_settings")  # '_': not pickled with the environment
+    if made is None:
+        made = settings_from({option.name: getattr(config, option.name) for option in OPTIONS})
+        config._errorkb_settings = made
+    return made
 
 
-def site_options(root: Path) -> dict[str, Any]:
-    """The ``errorkb_*`` options set in ``root/conf.py`` (none when there is no such file)."""
-    conf = root / "conf.py"
-    values = runpy.run_path(str(conf)) if conf.is_file() else {}
-    return {name: value for name, value in values.items() if name in DEFAULTS}
+def site_options(conf: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The ``errorkb_*`` options (and the ``extra`` names) set in a ``conf.py``, run as Sphinx runs it."""
+    cwd = os.getcwd()
+    try:
+        os.chdir(conf.parent)
+        values = runpy.run_path(str(conf))
+    finally:
+        os.chdir(cwd)
+    return {name: value for name, value in values.items() if name in DEFAULTS or name in extra}
 
 
 def check_config(app: Sphinx, config: Config) -> None:
-    """``config-inited``: a size or ceiling that cannot be read stops the build, naming the option."""
+    """``config-inited``: validate the options once; a bad value stops the build, naming the option."""
     from sphinx.errors import ConfigError
 
+    config.__dict__.pop("_errorkb_settings", None)
     try:
-        ceilings(option_values(config))
-        size(option_values(config), "errorkb_max_record_size")
+        settings(config)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 

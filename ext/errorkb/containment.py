@@ -20,6 +20,8 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
+from .config import settings
+
 logger = logging.getLogger(__name__)
 
 ALLOW_RAW = "set errorkb_allow_raw_html = True in conf.py to publish it"
@@ -41,7 +43,7 @@ def _refuse(message: str, location: object) -> None:
 
 
 def _is_record(app: Sphinx, docname: str) -> bool:
-    return docname.startswith(app.config.errorkb_records_dir.strip("/") + "/")
+    return settings(app.config).is_record_page(docname)
 
 
 def drop_pages_from_outside(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:

@@ -1,7 +1,7 @@
 """sphinx-design components, built as its own nodes: rendered by its transforms, styled by its CSS.
 
-* :func:`tab_set`: tabs of the ``framework`` sync group, so the reader's choice of framework
-  holds across the page and across pages (guides use the same group in their ``tab-set``).
+* :func:`tab_set`: tabs of one sync group, so the reader's choice (of a framework, say) holds
+  across the page and across pages (guides name the same group in their ``tab-set``).
 * :func:`dropdown`: content folded behind a title.
 """
 
@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from docutils import nodes
 from sphinx_design.shared import create_component
-
-SYNC_GROUP = "framework"
-
 
 def dropdown(title: str, children: list[nodes.Node], classes: list[str] | None = None) -> nodes.container:
     """A closed dropdown with a plain-text title."""
@@ -22,11 +19,12 @@ def dropdown(title: str, children: list[nodes.Node], classes: list[str] | None =
     )
 
 
-def tab_set(tabs: list[tuple[str, str, list[nodes.Node]]], classes: list[str] | None = None) -> nodes.container:
-    """Tabs of the ``framework`` sync group, from (label, sync id, content) triples."""
+def tab_set(tabs: list[tuple[str, str, list[nodes.Node]]], sync_group: str,
+            classes: list[str] | None = None) -> nodes.container:
+    """Tabs of ``sync_group``, from (label, sync id, content) triples."""
     items = []
     for label, sync_id, content in tabs:
-        title = nodes.rubric(label, label, classes=["sd-tab-label"], sync_id=sync_id, sync_group=SYNC_GROUP)
+        title = nodes.rubric(label, label, classes=["sd-tab-label"], sync_id=sync_id, sync_group=sync_group)
         body = create_component("tab-content", classes=["sd-tab-content"], children=content)
         items.append(create_component("tab-item", classes=["sd-tab-item"], selected=False, children=[title, body]))
     return create_component("tab-set", classes=["sd-tab-set", *(classes or [])], children=items)

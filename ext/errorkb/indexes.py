@@ -1,9 +1,11 @@
-"""Index pages generated from the records: one page per source, platform, framework, phase and category.
+"""Index pages generated from the records: one page per value of every field the site indexes.
 
-Each value gets its own page at a stable URL, ``by/<dimension>/<value>.html`` (``by/platform/tpu.html``),
-and ``by/index.html`` lists every value of every dimension with its count.  The pages are made at
+The source, and each field declared with ``index`` (:mod:`errorkb.schema`), give every value its
+own page at a stable URL, ``by/<slug>/<value>.html`` (``by/platform/tpu.html``), and
+``by/index.html`` lists every value of every indexed field with its count.  The pages are made at
 ``html-collect-pages`` from the loaded catalogue, so they cannot drift from the records and are
-rebuilt in every build that reads a record.
+rebuilt in every build that reads a record; their bodies are the templates
+``errorkb-by-value.html`` and ``errorkb-by-field.html``, which a site may override.
 
 Why generated pages and not ``sphinx.domains.Index`` subclasses: a domain index is one page per
 dimension whose groups get anchors from their display labels (``#cap-AWS Neuron``, with a space),
@@ -14,58 +16,44 @@ search engines can point at.
 
 from __future__ import annotations
 
-import dataclasses
-import html
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 
+from .config import settings
 from .domain import catalogue_of
-from .records import CATEGORIES, FRAMEWORKS, PHASES, PLATFORMS, SOURCES, Catalogue, Record
+from .records import Catalogue, Record
+from .schema import FieldSpec, Schema
 
 OVERVIEW = "by/index"
 BUILDERS = ("html", "dirhtml")  # builders that write one file per page, where generated pages fit
 PAGE_ATTRIBUTE = "errorkb_page"  # on a reference whose target is a generated page
 
 
-@dataclasses.dataclass(frozen=True)
-class Dimension:
-    name: str
-    title: str
-    values: Callable[[Record], list[str]]
-    labels: dict[str, str]
-
-    def label(self, value: str) -> str:
-        return self.labels.get(value, value)
-
-    def page(self, value: str) -> str:
-        return f"by/{self.name}/{value}"
+def value_page(field: FieldSpec, value: str) -> str:
+    return f"by/{field.slug}/{value}"
 
 
-DIMENSIONS: tuple[Dimension, ...] = (
-    Dimension("source", "Source", lambda r: [r.source], SOURCES),
-    Dimension("platform", "Platform", lambda r: list(r.platforms), PLATFORMS),
-    Dimension("framework", "Framework", lambda r: list(r.frameworks), FRAMEWORKS),
-    Dimension("phase", "Phase", lambda r: [r.phase], PHASES),
-    Dimension("category", "Category", lambda r: [r.category], CATEGORIES),
-)
-
-
-def grouped(catalogue: Catalogue, dimension: Dimension) -> dict[str, list[Record]]:
-    """Value -> its records (by source, then id); values in the vocabulary's order, the others sorted after."""
+def grouped(catalogue: Catalogue, field: FieldSpec) -> dict[str, list[Record]]:
+    """Value -> its records (by source, then id); values in the declaration's order, the others sorted after."""
     groups: dict[str, list[Record]] = {}
     for record in sorted(catalogue.records.values(), key=lambda r: (r.source, r.id)):
-        for value in dimension.values(record):
+        for value in record.values(field.name):
             groups.setdefault(value, []).append(record)
-    order = [v for v in dimension.labels if v in groups] + sorted(groups.keys() - dimension.labels.keys())
+    order = [v for v in field.values if v in groups] + sorted(groups.keys() - field.values.keys())
     return {value: groups[value] for value in order}
 
 
-def index_link(dimension: Dimension, value: str, title: str) -> nodes.reference:
+def indexed(schema: Schema) -> list[FieldSpec]:
+    """The fields with index pages, the source first."""
+    return [f for f in schema.dimensions if f.index]
+
+
+def index_link(field: FieldSpec, value: str, title: str) -> nodes.reference:
     """A link to a generated page; its URL is set when the page is written (see :func:`resolve_links`)."""
-    return page_link(dimension.page(value), title)
+    return page_link(value_page(field, value), title)
 
 
 def page_link(page: str, title: str, anchor: str = "") -> nodes.reference:
@@ -96,68 +84,55 @@ def resolve_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 # The pages
 
 
-def _table(app: Sphinx, pagename: str, records: list[Record]) -> str:
-    rows = []
-    for record in records:
-        href = app.builder.get_relative_uri(pagename, record_docname(app, record))
-        rows.append(
-            f'<tr><td><code>{html.escape(record.code or record.id)}</code></td>'
-            f'<td><a class="reference internal" href="{html.escape(href)}">{html.escape(record.title)}</a></td>'
-            f"<td>{html.escape(record.summary)}</td></tr>"
-        )
-    return ('<table class="docutils align-default errorkb-index"><thead><tr><th>Code</th><th>Error</th>'
-            f'<th>Summary</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+def _count(n: int) -> str:
+    return f"{n} error{'s' if n != 1 else ''}"
 
 
-def record_docname(app: Sphinx, record: Record) -> str:
-    return f"{app.config.errorkb_records_dir.strip('/')}/{record.source}/{record.id}"
+def _rows(app: Sphinx, pagename: str, records: list[Record]) -> list[dict[str, str]]:
+    docname = settings(app.config).records_dir
+    return [{"code": r.code or r.id, "title": r.title, "summary": r.summary,
+             "url": app.builder.get_relative_uri(pagename, f"{docname}/{r.docname}")} for r in records]
 
 
-def value_page(app: Sphinx, dimension: Dimension, value: str, records: list[Record]) -> tuple[str, dict[str, Any], str]:
-    pagename = dimension.page(value)
-    label = dimension.label(value)
-    overview = app.builder.get_relative_uri(pagename, OVERVIEW)
-    count = f"{len(records)} error{'s' if len(records) != 1 else ''}"
-    body = (
-        f'<section id="{html.escape(value)}"><h1>{html.escape(dimension.title)}: {html.escape(label)}</h1>'
-        f"<p>{count} whose {html.escape(dimension.title.lower())} is {html.escape(label)}. "
-        f'<a href="{html.escape(overview)}#{dimension.name}">Other {html.escape(dimension.title.lower())}s</a>.</p>'
-        f"{_table(app, pagename, records)}</section>"
-    )
-    description = f"Accelerator memory errors whose {dimension.title.lower()} is {label}: {count}."
-    return pagename, {"title": f"{dimension.title}: {label}", "body": body, "errorkb_description": description}, "page.html"
+def by_value(app: Sphinx, field: FieldSpec, value: str, records: list[Record]) -> tuple[str, dict[str, Any], str]:
+    pagename = value_page(field, value)
+    label = field.label_of(value)
+    context = {"field": field.label, "value": value, "label": label, "count": _count(len(records)),
+               "others": app.builder.get_relative_uri(pagename, OVERVIEW) + f"#{field.slug}",
+               "records": _rows(app, pagename, records)}
+    body = app.builder.templates.render("errorkb-by-value.html", context)
+    description = f"{app.config.project}: {_count(len(records))} whose {field.label.lower()} is {label}."
+    return pagename, {"title": f"{field.label}: {label}", "body": body, "errorkb_description": description}, "page.html"
 
 
-def overview_page(app: Sphinx, catalogue: Catalogue) -> tuple[str, dict[str, Any], str]:
-    parts = ['<section id="browse-errors"><h1>Browse errors</h1>'
-             "<p>Every error of the knowledge base, grouped by where it comes from and when it happens.</p>"]
-    for dimension in DIMENSIONS:
-        items = []
-        for value, records in grouped(catalogue, dimension).items():
-            href = app.builder.get_relative_uri(OVERVIEW, dimension.page(value))
-            items.append(f'<li><a class="reference internal" href="{html.escape(href)}">'
-                         f"{html.escape(dimension.label(value))}</a> ({len(records)})</li>")
-        parts.append(f'<section id="{dimension.name}"><h2>By {html.escape(dimension.title.lower())}</h2>'
-                     f'<ul>{"".join(items)}</ul></section>')
-    parts.append("</section>")
-    description = "Accelerator memory errors by source, platform, framework, phase and category."
-    return OVERVIEW, {"title": "Browse errors", "body": "".join(parts), "errorkb_description": description}, "page.html"
+def overview(app: Sphinx, catalogue: Catalogue) -> tuple[str, dict[str, Any], str]:
+    fields = indexed(settings(app.config).schema)
+    context = {"fields": [
+        {"slug": field.slug, "label": field.label, "values": [
+            {"label": field.label_of(value), "count": len(records),
+             "url": app.builder.get_relative_uri(OVERVIEW, value_page(field, value))}
+            for value, records in grouped(catalogue, field).items()]}
+        for field in fields]}
+    body = app.builder.templates.render("errorkb-by-field.html", context)
+    names = ", ".join(field.label.lower() for field in fields)
+    description = f"{app.config.project}: every error by {names}."
+    return OVERVIEW, {"title": "Browse errors", "body": body, "errorkb_description": description}, "page.html"
 
 
 def generated_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    """``html-collect-pages``: the overview and one page per value of every dimension."""
+    """``html-collect-pages``: the overview and one page per value of every indexed field."""
     if app.builder.name not in BUILDERS:
         return
     catalogue = catalogue_of(app.env)
-    yield overview_page(app, catalogue)
-    for dimension in DIMENSIONS:
-        for value, records in grouped(catalogue, dimension).items():
-            yield value_page(app, dimension, value, records)
+    yield overview(app, catalogue)
+    for field in indexed(settings(app.config).schema):
+        for value, records in grouped(catalogue, field).items():
+            yield by_value(app, field, value, records)
 
 
-def page_names(catalogue: Catalogue) -> list[str]:
+def page_names(app: Sphinx, catalogue: Catalogue) -> list[str]:
     """Every generated page, for the sitemap."""
-    return [OVERVIEW] + [d.page(v) for d in DIMENSIONS for v in grouped(catalogue, d)]
+    return [OVERVIEW] + [value_page(f, v) for f in indexed(settings(app.config).schema) for v in grouped(catalogue, f)]
 
 
 def sources_in_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
@@ -165,20 +140,20 @@ def sources_in_context(app: Sphinx, pagename: str, templatename: str, context: d
     for the ``errorkb-sources.html`` sidebar block: navigation that does not grow with the catalogue."""
     if app.builder.name not in BUILDERS:
         return
-    source = DIMENSIONS[0]
+    source = settings(app.config).schema.source
     context["errorkb_sources"] = [
-        (source.label(value), app.builder.get_relative_uri(pagename, source.page(value)), count)
-        for value, count in _source_counts(catalogue_of(app.env))
+        (source.label_of(value), app.builder.get_relative_uri(pagename, value_page(source, value)), count)
+        for value, count in _source_counts(catalogue_of(app.env), source)
     ]
 
 
 _counted: tuple[Catalogue, list[tuple[str, int]]] | None = None  # the last catalogue counted, every page asks
 
 
-def _source_counts(catalogue: Catalogue) -> list[tuple[str, int]]:
+def _source_counts(catalogue: Catalogue, source: FieldSpec) -> list[tuple[str, int]]:
     global _counted
     if _counted is None or _counted[0] is not catalogue:
-        _counted = (catalogue, [(value, len(records)) for value, records in grouped(catalogue, DIMENSIONS[0]).items()])
+        _counted = (catalogue, [(value, len(records)) for value, records in grouped(catalogue, source).items()])
     return _counted[1]
 
 

@@ -20,6 +20,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util.nodes import make_refnode
 
 from .catalogue import fingerprint
+from .config import settings
 from .domain import ErrorDomain
 from .domain import catalogue_of, related_of
 from .pages import footer_group, referenced_by
@@ -39,7 +40,7 @@ def outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[s
         id_ = docname.rsplit("/", 1)[-1]
         if id_ in related and related[id_] != shown:
             stale.append(docname)
-    current = fingerprint(catalogue_of(env))
+    current = fingerprint(catalogue_of(env), settings(env.config).schema)
     stale += [docname for docname, seen in domain.data["catalogues"].items() if seen != current]
     return [d for d in stale if d not in removed]
 
@@ -84,7 +85,7 @@ def fill_referenced_by(app: Sphinx, doctree: nodes.document, docname: str) -> No
     referrers = _domain(app.env).backlinks
     for node in list(doctree.findall(referenced_by)):
         pages = sorted(referrers.get(node["record_id"], ()),
-                       key=lambda d: (not d.startswith(app.config.errorkb_records_dir + "/"), _title(app.env, d)))
+                       key=lambda d: (not settings(app.config).is_record_page(d), _title(app.env, d)))
         if not pages:
             section = node.parent
             section.remove(node)

@@ -321,9 +321,8 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
                         "fixes": [f.title for f in record.fixes[:fixes]], "aliases": list(record.aliases)})
-        for templates in record.templates:
-            for template in templates:
-                pending.append((r, template, whole_words(template)))
+        for template in record.templates:
+            pending.append((r, template, whole_words(template)))
         record_words.append(ranking_words([*record.aliases, *(e.text for message in record.messages for e in message.examples)]))
     df: dict[str, int] = {}
     for _, _, words in pending:

@@ -16,13 +16,17 @@ from pydantic import Field
 from .answers import Answers
 
 INSTRUCTIONS = """\
-A knowledge base of accelerator and host memory errors (XLA/TPU, AWS Neuron, PyTorch, CUDA, \
-host out-of-memory kills...). When a program fails, pass its error output to `lookup`: an exact \
-match names the record, the values read from the message (sizes in bytes) and the page. Then \
-`explain` the record for its causes, the fixes in the order to try them, and how to tell the \
-causes apart."""
+A knowledge base of error messages{sources}. When a program fails, pass its error output to \
+`lookup`: an exact match names the record, the values read from the message and the page. Then \
+`explain` the record for what it says: causes, the fixes in the order to try them, and more."""
 
-ListField = Literal["source", "platforms", "frameworks", "phase", "category"]
+
+def instructions(answers: Answers) -> str:
+    """The server's instructions, naming the site's sources."""
+    schema = answers.project.settings.schema
+    sources = sorted({schema.source.label_of(r.source) for r in answers.catalogue.records.values()})
+    shown = ", ".join(sources[:12]) + (", ..." if len(sources) > 12 else "")
+    return INSTRUCTIONS.format(sources=f" ({shown})" if sources else "")
 
 
 def build_server(answers: Answers) -> Any:
@@ -30,7 +34,7 @@ def build_server(answers: Answers) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    server = MCPServer("errorkb", instructions=INSTRUCTIONS)
+    server = MCPServer("errorkb", instructions=instructions(answers))
 
     @server.tool()
     def lookup(
@@ -58,21 +62,27 @@ def build_server(answers: Answers) -> Any:
             raise ToolError(f"no error with the id, code or alias {key!r}; use list_errors to see them")
         return record
 
-    @server.tool()
     def list_errors(
-        field: Annotated[ListField | None, Field(description="The field to filter on; none: every record.")] = None,
-        value: Annotated[str | None, Field(description="The value it must be or list, e.g. 'tpu' for platforms.")] = None,
+        field: str | None = None,
+        value: Annotated[str | None, Field(description="The value it must be or list, e.g. a source's folder name.")] = None,
     ) -> dict[str, Any]:
         """The records, or those whose field is (or lists) a value: {"records": [{"id", "code",
-        "title", "summary", "source", "platforms", "frameworks", "phase", "category", "url"}]}."""
+        "title", "summary", "source", the site's fields, "url"}]}."""
         if (field is None) != (value is None):
             raise ToolError("give both field and value, or neither")
         return {"records": answers.records(field, value)}
 
+    # The fields are the site's: the annotation is made here, not written in the source.
+    list_errors.__annotations__["field"] = Annotated[
+        Literal[tuple(answers.list_fields)] | None,  # type: ignore[valid-type]
+        Field(description="The field to filter on; none: every record."),
+    ]
+    server.tool()(list_errors)
+
     return server
 
 
-def serve(root: str | None, records: str) -> int:
+def serve(root: str | None, records: str | None) -> int:
     """Serve until the client closes standard input."""
     try:
         import mcp  # noqa: F401

@@ -26,6 +26,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
+from .config import settings
 from .domain import ErrorDomain, link_text
 from .indexes import BUILDERS, page_names
 from .domain import catalogue_of, related_of
@@ -74,7 +75,7 @@ def errors_json(app: Sphinx) -> dict[str, Any]:
         if id_ not in domain.errors:
             continue
         docname = domain.errors[id_][0]
-        data = record.as_json()
+        data = record.as_json(settings(app.config).schema)
         data["related"] = related[id_]
         data["url"] = _url(app, docname)
         data["referenced_by"] = [
@@ -269,7 +270,7 @@ def sitemap(app: Sphinx) -> str | None:
     base = base_url(app)
     if not base:
         return None
-    pages = sorted(app.env.all_docs) + page_names(catalogue_of(app.env))
+    pages = sorted(app.env.all_docs) + page_names(app, catalogue_of(app.env))
     urls = "".join(f"  <url><loc>{html.escape(base + app.builder.get_target_uri(p))}</loc></url>\n" for p in pages)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + urls + "</urlset>\n")

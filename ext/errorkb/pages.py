@@ -6,7 +6,7 @@ their line numbers), behind ``orphan: true`` so that a site need not list every 
 toctree (its navigation can list sources instead, see ``errorkb-sources.html``), and a "See also" section holding an ``err:record-footer`` directive is
 appended, so related errors and references sit beside Debugging, not inside it.  The
 directives render the structured fields from the catalogue loaded at ``builder-inited``;
-:class:`FrameworkTabs` shows a fix's variants per framework as tabs and :class:`NumberFixes`
+:class:`VariantTabs` shows a fix's variants (per framework, say) as tabs and :class:`NumberFixes`
 numbers the fixes in the order to try them.
 """
 
@@ -25,12 +25,12 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .badges import badge
-from .config import option_values, size
+from .config import settings
 from .design import dropdown, tab_set
 from .domain import ErrorDomain, catalogue_of, generated_xref, link_text, related_of
-from .indexes import DIMENSIONS, index_link
+from .indexes import index_link
 from .record_cache import load_catalogue_cached
-from .records import FRAMEWORKS, Catalogue, Example, Record, framework_named
+from .records import Catalogue, Example, Record
 from .templates import TYPES, Placeholder
 
 
@@ -44,9 +44,9 @@ def load(app: Sphinx) -> None:
     status 1 before anything is written: a crash report would bury the one line that matters.
     """
     srcdir = Path(app.srcdir)
-    records_dir = srcdir / app.config.errorkb_records_dir
-    max_bytes = size(option_values(app.config), "errorkb_max_record_size")
-    catalogue, problems = load_catalogue_cached(records_dir, srcdir, Path(app.doctreedir), max_bytes)
+    site = settings(app.config)
+    catalogue, problems = load_catalogue_cached(srcdir / site.records_dir, site.schema, srcdir, Path(app.doctreedir),
+                                                site.max_record_size)
     if problems:
         for problem in problems:
             logger.error(problem.message, location=f"{problem.path}:{problem.line}", type="errorkb", subtype="record")
@@ -58,10 +58,11 @@ def load(app: Sphinx) -> None:
 
 
 def record_for(env: Any, docname: str) -> Record | None:
-    prefix = env.config.errorkb_records_dir.strip("/") + "/"
-    if not docname.startswith(prefix):
+    site = settings(env.config)
+    if not site.is_record_page(docname):
         return None
-    return catalogue_of(env).records.get(docname.rsplit("/", 1)[-1])
+    record = catalogue_of(env).records.get(docname.rsplit("/", 1)[-1])
+    return record if record is not None and f"{site.records_dir}/{record.docname}" == docname else None
 
 
 SEE_ALSO = "See also"  # the last section of a record page: related errors, references, referenced by
@@ -95,10 +96,6 @@ class referenced_by(nodes.General, nodes.Element):
     """Where "Referenced by" goes; filled in when the page is written, once every page is read."""
 
 
-BADGE_COLOURS = {"source": "primary", "platform": "info", "framework": "secondary",
-                 "phase": "warning", "category": "plain"}
-
-
 def _section(document: nodes.document, title: str, slug: str) -> nodes.section:
     section = nodes.section(ids=[slug], names=[nodes.fully_normalize_name(title)])
     section += nodes.title(text=title)
@@ -111,7 +108,7 @@ def template_node(record: Record, index: int) -> nodes.literal_block:
     text = record.messages[index].template
     block = nodes.literal_block(text, classes=["errorkb-template"])
     block.children = []
-    compiled = record.templates[index][0]
+    compiled = record.templates[index]
     for segment in compiled.segments:
         if isinstance(segment, Placeholder):
             label = f"{{{segment.name}}}"
@@ -135,13 +132,15 @@ class RecordDirective(SphinxDirective):
         index = addnodes.index(entries=[("single", f"{link_text(record.code, record.title)}; {record.id}", "", "", None)])
         summary = nodes.paragraph(text=record.summary, classes=["errorkb-summary"])
         badges = nodes.paragraph(classes=["errorkb-badges"])
-        for dimension in DIMENSIONS:
-            for value in dimension.values(record):
-                label = dimension.label(value)
-                link = index_link(dimension, value, f"All errors with {dimension.title.lower()} {label}")
-                link += badge(label, BADGE_COLOURS[dimension.name])
-                badges += link
-                badges += nodes.Text(" ")
+        for field in settings(self.config).schema.dimensions:
+            for value in record.values(field.name) if field.badge else ():
+                label = field.label_of(value)
+                shown: nodes.Element = badge(label, field.badge)
+                if field.index:
+                    link = index_link(field, value, f"All errors with {field.label.lower()} {label}")
+                    link += shown
+                    shown = link
+                badges += [shown, nodes.Text(" ")]
 
         messages = _section(self.state.document, "Messages", "messages")
         for i, message in enumerate(record.messages):
@@ -230,14 +229,15 @@ def footer_group(title: str, slug: str, items: list[nodes.paragraph]) -> nodes.c
     return group
 
 
-def fixes_section(document: nodes.document) -> nodes.section | None:
-    """The "Fixes" section of a record page."""
+def fixes_section(document: nodes.document, title: str) -> nodes.section | None:
+    """The section of a record page that holds the fixes."""
     page = next(document.findall(nodes.section), None)
-    return next((s for s in page.children if isinstance(s, nodes.section) and "fixes" in s["ids"]), None) if page else None
+    return next((s for s in page.children if isinstance(s, nodes.section) and s[0].astext() == title), None) if page else None
 
 
-class FrameworkTabs(SphinxTransform):
-    """On a record page, show a fix's sub-sections that name frameworks as synchronised tabs.
+class VariantTabs(SphinxTransform):
+    """On a record page, show a fix's sub-sections that name values of the site's variants field
+    (frameworks, say) as tabs of one sync group, named after the field.
 
     Runs before the table of contents is collected, so the variants stay out of it.
     """
@@ -245,13 +245,18 @@ class FrameworkTabs(SphinxTransform):
     default_priority = 790
 
     def apply(self, **kwargs: Any) -> None:
-        fixes = fixes_section(self.document) if record_for(self.env, self.env.docname) else None
+        schema = settings(self.config).schema
+        field = schema.variants
+        if field is None or record_for(self.env, self.env.docname) is None:
+            return
+        fixes = fixes_section(self.document, schema.fixes_section)
         for fix in [c for c in fixes.children if isinstance(c, nodes.section)] if fixes else []:
-            variants = [(s, framework_named(s[0].astext())) for s in fix.children if isinstance(s, nodes.section)]
+            variants = [(s, field.named_by(s[0].astext())) for s in fix.children if isinstance(s, nodes.section)]
             variants = [(section, slug) for section, slug in variants if slug]
             if len(variants) < 2:
                 continue
-            tabs = tab_set([(FRAMEWORKS[slug], slug, list(s.children[1:])) for s, slug in variants], ["errorkb-variants"])
+            tabs = tab_set([(field.label_of(slug), slug, list(s.children[1:])) for s, slug in variants],
+                           field.slug, ["errorkb-variants"])
             at = fix.index(variants[0][0])
             for section, _ in variants:
                 fix.remove(section)
@@ -268,7 +273,9 @@ class NumberFixes(SphinxTransform):
     default_priority = 800
 
     def apply(self, **kwargs: Any) -> None:
-        fixes = fixes_section(self.document) if record_for(self.env, self.env.docname) else None
+        if record_for(self.env, self.env.docname) is None:
+            return
+        fixes = fixes_section(self.document, settings(self.config).schema.fixes_section)
         if fixes is None:
             return
         fix_sections = [child for child in fixes.children if isinstance(child, nodes.section)]
@@ -290,7 +297,7 @@ def add_meta(app: Sphinx, pagename: str, templatename: str, context: dict[str, A
 def setup_pages(app: Sphinx) -> None:
     app.add_directive_to_domain("err", "record", RecordDirective)
     app.add_directive_to_domain("err", "record-footer", RecordFooterDirective)
-    app.add_transform(FrameworkTabs)
+    app.add_transform(VariantTabs)
     app.add_transform(NumberFixes)
     app.connect("builder-inited", load)
     app.connect("source-read", assemble)

@@ -11,16 +11,18 @@ import os
 import pickle
 from pathlib import Path
 
-from . import __version__, records, templates
+from . import __version__, markdown, records, templates
+from . import schema as site_schema
 from .collector import collector_paused
-from .records import MAX_RECORD_BYTES, Catalogue, Problem, RecordCache, load_catalogue
+from .records import MAX_RECORD_BYTES, Catalogue, Frontmatter, Problem, RecordCache, load_catalogue
+from .schema import Schema
 
 CACHE_FILE = "errorkb-records.pickle"
 
 
 def _fingerprint() -> str:
     """Changes whenever the record model or the template compiler does."""
-    code = b"".join(Path(m.__file__).read_bytes() for m in (records, templates))  # type: ignore[arg-type]
+    code = b"".join(Path(m.__file__).read_bytes() for m in (records, site_schema, markdown, templates))  # type: ignore[arg-type]
     return hashlib.blake2b(code + __version__.encode(), digest_size=16).hexdigest()
 
 
@@ -42,16 +44,17 @@ def write(cache_dir: Path, cache: RecordCache) -> None:
     os.replace(partial, cache_dir / CACHE_FILE)
 
 
-def load_catalogue_cached(folder: Path, root: Path, cache_dir: Path,
+def load_catalogue_cached(folder: Path, schema: Schema, root: Path, cache_dir: Path,
                           max_bytes: int = MAX_RECORD_BYTES) -> tuple[Catalogue, list[Problem]]:
     """:func:`~errorkb.records.load_catalogue`, reusing the records of files that did not change.
 
     Reading the cache and loading the records run with the collector paused (see ``collector.py``).
     """
+    schema.model(Frontmatter)  # made before the cache is read: its records are instances of it
     with collector_paused():
         cache = read(cache_dir)
         before = {path: digest for path, (digest, _) in cache.items()}
-        catalogue, problems = load_catalogue(folder, root=root, cache=cache, max_bytes=max_bytes)
+        catalogue, problems = load_catalogue(folder, schema=schema, root=root, cache=cache, max_bytes=max_bytes)
     if before != {path: digest for path, (digest, _) in cache.items()}:
         write(cache_dir, cache)
     return catalogue, problems

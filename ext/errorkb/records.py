@@ -1,9 +1,10 @@
 """The record model: one MyST Markdown file per error, YAML front matter plus prose.
 
-``load_record`` parses and validates one file; ``load_catalogue`` loads every record under a
-folder and checks what spans records (unique ids and codes, ``related`` ids, examples that
-another record's template would claim).  Every problem is a :class:`Problem` naming the file
-and line.  Nothing here imports Sphinx.
+``load_record`` parses and validates one file against a site's :class:`~errorkb.schema.Schema`
+(the core fields plus the site's own, its required sections); ``load_catalogue`` loads every
+record under a folder and checks what spans records (unique ids and codes, ``related`` ids,
+examples that another record's template would claim).  Every problem is a :class:`Problem`
+naming the file and line.  Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import hashlib
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .markdown import Heading, outline
+from .schema import SLUG, Schema
 from .templates import WORD, Template, TemplateError, compile_template
 
 try:  # the C loader is several times faster where libyaml is present
@@ -25,54 +28,6 @@ try:  # the C loader is several times faster where libyaml is present
 except AttributeError:  # pragma: no cover
     _Loader = yaml.SafeLoader
 
-#: Closed vocabularies: slug -> label shown on pages.
-PLATFORMS = {
-    "tpu": "TPU", "gpu": "GPU", "neuron": "AWS Neuron", "cpu": "CPU", "mps": "Apple silicon (Metal)",
-    "gaudi": "Intel Gaudi", "tenstorrent": "Tenstorrent", "intel-gpu": "Intel GPU",
-    "directml": "DirectML (Windows)", "windows": "Windows", "kubernetes": "Kubernetes",
-    "docker": "Docker", "notebook": "Hosted notebooks",
-}
-#: Labels of the sources (who raises the error: the folder of a record); any other is shown as written.
-SOURCES = {
-    "xla": "XLA", "neuron": "AWS Neuron", "pytorch": "PyTorch", "cuda": "CUDA", "tensorflow": "TensorFlow",
-    "vllm": "vLLM", "host": "Host operating system", "python": "Python", "ggml": "GGML",
-    "habana": "Intel Gaudi", "tenstorrent": "Tenstorrent", "triton": "Triton", "nccl": "NCCL",
-    "tensorrt": "TensorRT", "onnxruntime": "ONNX Runtime", "directml": "DirectML", "mlx": "MLX",
-    "cpp": "C++ runtime", "windows": "Windows", "notebooks": "Hosted notebooks",
-    "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
-    "huggingface": "Hugging Face libraries", "hardware": "GPU hardware",
-}
-#: Labels of the frameworks that records name; ``frameworks`` takes any slug, shown as written
-#: when it has no label here.
-FRAMEWORKS = {
-    "pytorch": "PyTorch", "jax": "JAX", "tensorflow": "TensorFlow", "keras": "Keras",
-    "numpy": "NumPy", "pandas": "pandas", "cupy": "CuPy", "llama.cpp": "llama.cpp",
-    "ollama": "Ollama", "ggml": "GGML", "ttnn": "TT-NN", "tt-metal": "TT-Metalium",
-    "vllm": "vLLM", "triton": "Triton", "nccl": "NCCL", "tensorrt": "TensorRT",
-    "tensorrt-llm": "TensorRT-LLM", "onnxruntime": "ONNX Runtime", "torch-directml": "torch-directml",
-    "directml": "DirectML", "ipex": "Intel Extension for PyTorch", "mlx": "MLX",
-    "paddlepaddle": "PaddlePaddle", "ray": "Ray", "tgi": "Text Generation Inference",
-    "sglang": "SGLang", "accelerate": "Accelerate", "transformers": "Transformers",
-    "bitsandbytes": "bitsandbytes", "deepspeed": "DeepSpeed", "diffusers": "Diffusers",
-    "cudf": "cuDF", "rapids": "RAPIDS", "xgboost": "XGBoost", "lightgbm": "LightGBM",
-    "scikit-learn": "scikit-learn", "neuronx": "Neuron SDK", "megatron": "Megatron-LM",
-    "lightning": "Lightning", "kubernetes": "Kubernetes", "docker": "Docker",
-    "colab": "Google Colab", "kaggle": "Kaggle", "hf-spaces": "Hugging Face Spaces",
-    "openxla": "OpenXLA", "habana": "Intel Gaudi software", "cuda": "CUDA", "rocm": "ROCm",
-}
-
-
-def framework_named(title: str) -> str | None:
-    """The framework slug that a heading such as ``PyTorch`` or ``jax`` names, if any."""
-    folded = title.strip().casefold()
-    return next((slug for slug, label in FRAMEWORKS.items() if folded in (slug, label.casefold())), None)
-PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
-CATEGORIES = {
-    "device-memory": "Device memory", "on-chip-memory": "On-chip memory",
-    "host-memory": "Host memory", "shared-memory": "Shared memory",
-}
-SECTIONS = ("Causes", "Fixes", "Debugging")
-SLUG = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
 ALIAS = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 URL = r"^https?://\S+$"
 #: What ``errorkb new`` writes where the author still has to fill something in.
@@ -135,7 +90,7 @@ class Message(BaseModel):
 
 
 class Frontmatter(BaseModel):
-    """The structured fields, as written in a record's YAML front matter."""
+    """The core fields of a record's YAML front matter; :meth:`Schema.model` adds the site's own."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -144,16 +99,12 @@ class Frontmatter(BaseModel):
     title: str = Field(min_length=3, max_length=120)
     summary: str = Field(min_length=10, max_length=300)
     source: str = Field(pattern=SLUG)
-    platforms: list[Literal[tuple(PLATFORMS)]] = Field(min_length=1)  # type: ignore[valid-type]
-    frameworks: list[str] = Field(min_length=1)
-    phase: Literal[tuple(PHASES)]  # type: ignore[valid-type]
-    category: Literal[tuple(CATEGORIES)]  # type: ignore[valid-type]
     messages: list[Message] = Field(min_length=1)
     related: list[str] = []
     aliases: list[str] = []
     references: list[str] = []
 
-    @field_validator("frameworks", "related")
+    @field_validator("related")
     @classmethod
     def _slugs(cls, values: list[str]) -> list[str]:
         for v in values:
@@ -183,36 +134,82 @@ class Fix:
     title: str
     body: str
     line: int
-    variants: tuple[str, ...] = ()  # frameworks with a '####' variant of the fix, in order
+    variants: tuple[str, ...] = ()  # values of the site's variants field with a '####' variant of the fix, in order
 
 
 @dataclasses.dataclass(frozen=True)
 class Record:
     """A validated record: front matter fields, compiled templates and the prose sections."""
 
-    fields: Frontmatter
+    fields: Frontmatter  # the site's model: the core fields and the site's own
     path: str
-    templates: tuple[tuple[Template, ...], ...]  # per message, one template (tuple for symmetry)
-    sections: dict[str, str]
+    templates: tuple[Template, ...]  # one per message, in order
+    sections: dict[str, str]  # '##' title -> its text; the fixes are also in ``fixes``
     fixes: tuple[Fix, ...]
     body: str
     body_line: int  # line of the file where the body starts
     frontmatter_lines: int  # lines taken by the front matter, fences included
     lines: dict[str, int]  # field path ("messages[0].examples[1]") -> line
 
-    def __getattr__(self, name: str) -> Any:  # record.id, record.title ...
-        if name.startswith("__") or name == "fields":
-            raise AttributeError(name)
+    @property
+    def id(self) -> str:
+        return self.fields.id
+
+    @property
+    def code(self) -> str | None:
+        return self.fields.code
+
+    @property
+    def title(self) -> str:
+        return self.fields.title
+
+    @property
+    def summary(self) -> str:
+        return self.fields.summary
+
+    @property
+    def source(self) -> str:
+        return self.fields.source
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.fields.messages
+
+    @property
+    def related(self) -> list[str]:
+        return self.fields.related
+
+    @property
+    def aliases(self) -> list[str]:
+        return self.fields.aliases
+
+    @property
+    def references(self) -> list[str]:
+        return self.fields.references
+
+    @property
+    def docname(self) -> str:
+        """The page's name under the records folder: ``<source>/<id>``."""
+        return f"{self.source}/{self.id}"
+
+    def value(self, name: str) -> Any:
+        """The value of a site field as written (None where a record leaves it out)."""
         return getattr(self.fields, name)
+
+    def values(self, name: str) -> list[str]:
+        """The values of a site field as a list (empty where a record leaves it out)."""
+        raw = getattr(self.fields, name)
+        return [] if raw is None else list(raw) if isinstance(raw, list) else [raw]
 
     def line_of(self, path: str) -> int:
         return _line_for(self.lines, path)
 
-    def as_json(self) -> dict[str, Any]:
-        data = self.fields.model_dump()
-        data["causes"] = self.sections.get("Causes", "")
+    def as_json(self, schema: Schema) -> dict[str, Any]:
+        """The record for machines: the core fields, the site's fields marked ``json``, the prose."""
+        hidden = {spec.name for spec in schema.fields if not spec.json}
+        data = self.fields.model_dump(exclude=hidden)
+        data["sections"] = {title: text for title, text in self.sections.items() if title != schema.fixes_section}
         data["fixes"] = [{"title": f.title, "body": f.body, "variants": list(f.variants)} for f in self.fixes]
-        data["debugging"] = self.sections.get("Debugging", "")
         return data
 
 
@@ -231,9 +228,9 @@ def split_frontmatter(text: str) -> tuple[str, str, int] | None:
     return None
 
 
-def load_record(path: Path, text: str | None = None, *, root: Path | None = None,
+def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(), root: Path | None = None,
                 max_bytes: int = MAX_RECORD_BYTES) -> Record:
-    """Parse and validate one record file; raise :class:`RecordError` listing every problem."""
+    """Parse and validate one record file against ``schema``; raise :class:`RecordError` listing every problem."""
     shown = _shown_path(path, root)
     problems: list[Problem] = []
 
@@ -276,7 +273,7 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
         raise fail(2, "the front matter must be a mapping of fields (key: value)")
 
     try:
-        fields: Frontmatter | None = Frontmatter.model_validate(data)
+        fields: Frontmatter | None = schema.model(Frontmatter).model_validate(data)
     except ValidationError as exc:
         fields = None
         problems += [_pydantic_problem(shown, lines, err) for err in exc.errors()]
@@ -290,11 +287,12 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
     problems += template_problems
 
     body_line = fm_lines + 1
-    sections, fixes, section_problems = parse_body(body, body_line)
+    sections, fixes, section_problems = parse_body(body, body_line, schema)
     problems += [Problem(shown, line, msg) for line, msg in section_problems]
     if problems or fields is None:
         raise RecordError(problems)
-    return Record(fields, shown, tuple(templates), sections, tuple(fixes), body, body_line, fm_lines, lines)
+    return Record(fields, shown, tuple(t for t in templates if t is not None), sections, tuple(fixes),
+                  body, body_line, fm_lines, lines)
 
 
 def _unfilled(text: str, shown: str) -> list[Problem]:
@@ -345,27 +343,27 @@ def _shown_path(path: Path, root: Path | None) -> str:
     return path.as_posix()
 
 
-def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list[tuple[Template, ...]], list[Problem]]:
+def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list[Template | None], list[Problem]]:
     """Compile each well-formed message's template and check its examples against it.
 
     Runs even when other fields are invalid, so that one pass reports every problem.
     """
-    templates: list[tuple[Template, ...]] = []
+    templates: list[Template | None] = []  # None where a message is invalid
     problems: list[Problem] = []
     for i, message in enumerate(raw if isinstance(raw, list) else []):
         try:
             message = Message.model_validate(message)
         except ValidationError:
-            templates.append(())
+            templates.append(None)
             continue  # reported by the schema
         key = f"messages[{i}].template"
         try:
             template = compile_template(message.template)
         except TemplateError as exc:
             problems.append(Problem(shown, _line_for(lines, key), f"{key}: {exc} (at character {exc.column} of the template)"))
-            templates.append(())
+            templates.append(None)
             continue
-        templates.append((template,))
+        templates.append(template)
         for j, example in enumerate(message.examples):
             if not template.matches(example.text):
                 key = f"messages[{i}].examples[{j}]"
@@ -459,81 +457,64 @@ def _pydantic_problem(shown: str, lines: dict[str, int], err: dict[str, Any]) ->
 
 
 # ---------------------------------------------------------------------------------------------
-# The body: ## Causes, ## Fixes (### one per fix, in the order to try them, with '####' variants
-# per framework), ## Debugging
-
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,}|:{3,})")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+# The body: the site's '##' sections in order, any others as free prose; in the fixes section,
+# one '###' per fix in the order to try them, with '####' variants named by the site's variants field
 
 
-def parse_body(body: str, first_line: int) -> tuple[dict[str, str], list[Fix], list[tuple[int, str]]]:
-    """Split the prose into its sections; fences are skipped, so '#' in code is not a heading."""
+def parse_body(body: str, first_line: int, schema: Schema) -> tuple[dict[str, str], list[Fix], list[tuple[int, str]]]:
+    """Split the prose into its sections and fixes; return them with every problem as (line, message)."""
+    problems: list[tuple[int, str]] = []
+    lines = body.splitlines(keepends=True)
+    end = first_line + body.count("\n")
+    headings = [b for b in outline(body, first_line) if isinstance(b, Heading)]
+    for h in headings:
+        if h.level == 1:
+            problems.append((h.line, "no '#' title in the body: the page title comes from 'title'"))
+
+    def text(start: Heading, stop: int) -> str:
+        return "".join(lines[start.line - first_line + 1 : stop - first_line]).strip()
+
+    tops = [h for h in headings if h.level == 2]
     sections: dict[str, str] = {}
     fixes: list[Fix] = []
-    problems: list[tuple[int, str]] = []
-    current: str | None = None
-    chunks: dict[str, list[str]] = {}
-    fix: tuple[str, int, list[str], list[str]] | None = None  # title, line, lines, variants
-    fence: str | None = None
-    order: list[str] = []
-
-    def close_fix() -> None:
-        if fix is not None:
-            fixes.append(Fix(fix[0], "".join(fix[2]).strip(), fix[1], tuple(fix[3])))
-
-    for offset, line in enumerate(body.splitlines(keepends=True)):
-        lineno = first_line + offset
-        m = _FENCE.match(line)
-        if m:
-            if fence is None:
-                fence = m.group(1)
-            elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and line.strip() == m.group(1):
-                fence = None
-        heading = _HEADING.match(line) if fence is None and not m else None
-        if heading:
-            level, title = len(heading.group(1)), heading.group(2)
-            if level == 1:
-                problems.append((lineno, "no '#' title in the body: the page title comes from 'title'"))
-                continue
-            if level == 2:
-                close_fix()
-                fix = None
-                if title not in SECTIONS:
-                    problems.append((lineno, f"unknown section {title!r} (sections: {', '.join(SECTIONS)})"))
-                    current = None
-                    continue
-                if title in chunks:
-                    problems.append((lineno, f"section {title!r} appears twice"))
-                current = title
-                order.append(title)
-                chunks[title] = []
-                continue
-            if level == 3 and current == "Fixes":
-                close_fix()
-                fix = (title, lineno, [], [])
-                continue
-            if level == 4 and fix is not None and (framework := framework_named(title)):
-                if framework in fix[3]:
-                    problems.append((lineno, f"fix {fix[0]!r} has two variants for {FRAMEWORKS[framework]}"))
-                fix[3].append(framework)
-        if current is not None:
-            chunks[current].append(line)
-        if fix is not None:
-            fix[2].append(line)
-    close_fix()
-    end = first_line + body.count("\n")
-    for name in SECTIONS:
-        if name not in chunks:
+    for n, h in enumerate(tops):
+        stop = tops[n + 1].line if n + 1 < len(tops) else end + 1
+        if h.title in sections:
+            problems.append((h.line, f"section {h.title!r} appears twice"))
+        sections[h.title] = text(h, stop)
+        if not sections[h.title]:
+            problems.append((h.line, f"section '## {h.title}' is empty"))
+        if h.title == schema.fixes_section:
+            fixes = _fixes([x for x in headings if h.line < x.line < stop], stop, text, schema, problems)
+            if not fixes:
+                problems.append((h.line, f"'## {h.title}' needs at least one '### <what to do>' fix"))
+    for name in schema.sections:
+        if name not in sections:
             problems.append((end, f"missing section '## {name}'"))
-    if [s for s in order if s in SECTIONS] != [s for s in SECTIONS if s in chunks]:
-        problems.append((first_line, f"sections must come in this order: {', '.join(SECTIONS)}"))
-    if "Fixes" in chunks and not fixes:
-        problems.append((end, "'## Fixes' needs at least one '### <what to do>' fix"))
-    for name, text in chunks.items():
-        sections[name] = "".join(text).strip()
-        if not sections[name]:
-            problems.append((end, f"section '## {name}' is empty"))
+    order = [h.title for h in tops if h.title in schema.sections]
+    if order != [name for name in schema.sections if name in sections]:
+        problems.append((first_line, f"sections must come in this order: {', '.join(schema.sections)}"))
     return sections, fixes, problems
+
+
+def _fixes(headings: list[Heading], stop: int, text: Callable[[Heading, int], str], schema: Schema,
+           problems: list[tuple[int, str]]) -> list[Fix]:
+    """The ``###`` fixes among the headings of the fixes section, each with its ``####`` variants."""
+    tops = [h for h in headings if h.level == 3]
+    variants_field = schema.variants
+    fixes = []
+    for n, h in enumerate(tops):
+        fix_stop = tops[n + 1].line if n + 1 < len(tops) else stop
+        variants: list[str] = []
+        for sub in (x for x in headings if x.level == 4 and h.line < x.line < fix_stop):
+            value = variants_field.named_by(sub.title) if variants_field else None
+            if value is None:
+                continue
+            if value in variants:
+                problems.append((sub.line, f"fix {h.title!r} has two variants for {variants_field.label_of(value)}"))
+            variants.append(value)
+        fixes.append(Fix(h.title, text(h, fix_stop), h.line, tuple(variants)))
+    return fixes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -558,26 +539,26 @@ class Catalogue:
                 return record
         return None
 
-    def by_path(self, path: str) -> Record | None:
-        for record in self.records.values():
-            if record.path == path:
-                return record
-        return None
-
 
 def record_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*/*.md") if p.is_file())
+
+
+def stray_files(folder: Path) -> list[Path]:
+    """Markdown files under ``folder`` that are not at a record's place, ``<source>/<id>.md``."""
+    return sorted(p for p in folder.rglob("*.md") if len(p.relative_to(folder).parts) != 2)
 
 
 #: What :func:`load_catalogue` may reuse: file path -> (digest of its bytes, the record it gave).
 RecordCache = dict[str, tuple[str, Record]]
 
 
-def load_catalogue(folder: Path, *, root: Path | None = None, cache: RecordCache | None = None,
-                   max_bytes: int = MAX_RECORD_BYTES) -> tuple[Catalogue, list[Problem]]:
+def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None = None,
+                   cache: RecordCache | None = None, max_bytes: int = MAX_RECORD_BYTES) -> tuple[Catalogue, list[Problem]]:
     """Load every record; return what loaded and every problem found, files in order.
 
-    A record file that is a symbolic link leading out of ``root`` (or of ``folder`` without a
+    A Markdown file elsewhere than ``<folder>/<source>/<id>.md`` is reported, as no record is
+    read from it.  A record file that is a symbolic link leading out of ``root`` (or of ``folder`` without a
     root) is refused unread.  With ``cache``, a file whose bytes are unchanged reuses its
     record instead of being parsed and checked again; ``cache`` is updated to the files just
     loaded.  The checks across records always run.
@@ -586,13 +567,15 @@ def load_catalogue(folder: Path, *, root: Path | None = None, cache: RecordCache
     problems: list[Problem] = []
     owners: dict[str, Record] = {}  # lower-cased id, code or alias -> record
     fresh: RecordCache = {}
+    problems += [Problem(_link_path(path, root), 1, f"not read as a record: records are {folder.name}/<source>/<id>.md")
+                 for path in stray_files(folder)]
     for path in record_files(folder):
         if leaves(path, root or folder):
             problems.append(Problem(_link_path(path, root), 1, "a symbolic link to a file outside the source folder; "
                                     "put the record itself here"))
             continue
         try:
-            record = _load_cached(path, root, cache, fresh, max_bytes)
+            record = _load_cached(path, schema, root, cache, fresh, max_bytes)
         except RecordError as exc:
             problems += exc.problems
             continue
@@ -632,17 +615,17 @@ def _link_path(path: Path, root: Path | None) -> str:
     return path.as_posix()
 
 
-def _load_cached(path: Path, root: Path | None, cache: RecordCache | None, fresh: RecordCache,
-                 max_bytes: int) -> Record:
+def _load_cached(path: Path, schema: Schema, root: Path | None, cache: RecordCache | None,
+                 fresh: RecordCache, max_bytes: int) -> Record:
     def load() -> Record:
-        return load_record(path, root=root, max_bytes=max_bytes)
+        return load_record(path, schema=schema, root=root, max_bytes=max_bytes)
 
     if cache is None:
         return load()
     try:
         if path.stat().st_size > max_bytes:
             return load()  # refuses it, unread
-        digest = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+        digest = hashlib.blake2b(path.read_bytes(), digest_size=16, key=schema.fingerprint.encode()).hexdigest()
     except OSError:
         return load()  # reports the error
     hit = cache.get(str(path))
@@ -658,17 +641,17 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
     scales with the catalogue instead of with examples x templates.
     """
     problems = []
-    compiled = [(r, t) for r in records.values() for ts in r.templates for t in ts]
+    compiled = [(r, t) for r in records.values() for t in r.templates]
     candidates_for = _shortlist([t for _, t in compiled])
     for record in records.values():
         for i, message in enumerate(record.messages):
-            own = record.templates[i][0] if record.templates[i] else None
+            own = record.templates[i]
             for j, example in enumerate(message.examples):
                 for k in candidates_for(example.text):
                     other, template = compiled[k]
                     if other is record or not template.matches(example.text):
                         continue
-                    if own is not None and own.specificity > template.specificity:
+                    if own.specificity > template.specificity:
                         continue  # ours is more specific, so ours ranks first
                     key = f"messages[{i}].examples[{j}]"
                     problems.append(Problem(

@@ -1,21 +1,19 @@
-"""Directives that document the record format from the code itself, so the docs cannot drift.
+"""Directives that document errorkb from the code and the site's configuration, so the docs cannot drift.
 
-``err:placeholder-types`` lists the placeholder types of message templates;
-``err:vocabulary`` lists the allowed values of ``platforms``, ``phase`` and ``category``, and the
-labels of ``frameworks``.
+``err:placeholder-types`` lists the placeholder types of message templates; ``err:fields`` the
+site's own front-matter fields; ``err:vocabulary`` the values of one of them; ``err:options``
+every ``errorkb_*`` option with its default.
 """
 
 from __future__ import annotations
 
 from docutils import nodes
-from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from .records import CATEGORIES, FRAMEWORKS, PHASES, PLATFORMS
+from .config import OPTIONS, settings
 from .templates import TYPES
-
-VOCABULARIES = {"platforms": PLATFORMS, "frameworks": FRAMEWORKS, "phase": PHASES, "category": CATEGORIES}
 
 
 def _definition_list(items: list[tuple[str, str]]) -> nodes.definition_list:
@@ -33,17 +31,53 @@ class PlaceholderTypes(SphinxDirective):
         return [_definition_list([(name, doc) for name, (_, doc) in TYPES.items()])]
 
 
-class Vocabulary(SphinxDirective):
-    required_arguments = 1
-    option_spec = {"class": directives.class_option}
+class Fields(SphinxDirective):
+    """The site's fields: what each holds and where it shows."""
 
     def run(self) -> list[nodes.Node]:
-        field = self.arguments[0]
-        if field not in VOCABULARIES:
-            raise self.error(f"unknown field {field!r} (known: {', '.join(VOCABULARIES)})")
-        return [_definition_list(list(VOCABULARIES[field].items()))]
+        items = []
+        for field in settings(self.config).schema.fields:
+            kind = ("a list of " if field.many else "one ") + (
+                "free text" if field.free else "value" + ("s" if field.many else "") + (
+                    ", any lower-case slug; those listed below have labels" if field.open else ", from the list below"))
+            shown = [where for where, on in (("a badge", field.badge), ("a column", field.column), ("a filter", field.filter),
+                                             ("index pages", field.index), ("errors.json", field.json)) if on]
+            text = f"{field.label}: {kind}; {'required' if field.required else 'optional'}."
+            if shown:
+                text += f" Shown as {', '.join(shown)}."
+            items.append((field.name, text))
+        return [_definition_list(items)] if items else [nodes.paragraph(text="This site declares no fields of its own.")]
+
+
+class Vocabulary(SphinxDirective):
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        schema = settings(self.config).schema
+        names = [f.name for f in schema.dimensions if f.values or f.name == "source"]
+        if self.arguments[0] not in names:
+            raise self.error(f"no field {self.arguments[0]!r} with values (fields with values: {', '.join(names)})")
+        return [_definition_list(list(schema.field(self.arguments[0]).values.items()))]
+
+
+class Options(SphinxDirective):
+    """Every ``errorkb_*`` option, its default and what it does."""
+
+    def run(self) -> list[nodes.Node]:
+        out = nodes.definition_list()
+        for option in OPTIONS:
+            item = nodes.definition_list_item()
+            item += nodes.term("", "", nodes.literal(option.name, option.name))
+            definition = nodes.definition()
+            text = StringList([option.doc, "", f"Default: ``{option.default!r}``."], "errorkb.config")
+            self.state.nested_parse(text, self.content_offset, definition)
+            item += definition
+            out += item
+        return [out]
 
 
 def setup_reference(app: Sphinx) -> None:
     app.add_directive_to_domain("err", "placeholder-types", PlaceholderTypes)
+    app.add_directive_to_domain("err", "fields", Fields)
     app.add_directive_to_domain("err", "vocabulary", Vocabulary)
+    app.add_directive_to_domain("err", "options", Options)

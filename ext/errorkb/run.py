@@ -295,8 +295,8 @@ def run(argv: list[str], explain: Explainer) -> int:
     return Wrapper(argv, explain).run()
 
 
-def explain_from_records(root: str | None, records: str) -> Explainer:
-    """The block from the records found as :func:`errorkb.answers.find_root` says, loaded
+def explain_from_records(root: str | None, records: str | None) -> Explainer:
+    """The block from the records found as :func:`errorkb.answers.find_project` says, loaded
     only when a command has failed."""
     def explain(output: str, headline: str) -> str | None:
         from .answers import Answers

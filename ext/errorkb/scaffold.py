@@ -14,7 +14,8 @@ import dataclasses
 import json
 import re
 
-from .records import CATEGORIES, PHASES, PLATFORMS, SCAFFOLD_MARKER, SLUG
+from .records import SCAFFOLD_MARKER
+from .schema import SLUG, FieldSpec, Schema
 from .templates import Placeholder, TemplateError, build, parse, prove_linear
 
 # What changes from run to run, most specific first: an earlier kind wins an overlap.
@@ -138,10 +139,45 @@ def _quote(value: str) -> str:
     return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 
-def scaffold(id: str, code: str, source: str, title: str, message: str) -> str:
-    """The text of a new record: complete and valid except for its ``TODO:`` markers."""
+#: What the author is asked to write in a section of these common names; any other gets a plain request.
+_SECTION_HINTS = {
+    "Causes": "why the error happens, the most common reason first.",
+    "Debugging": "how to tell which of the causes applies.",
+}
+
+
+def _field_line(field: FieldSpec) -> str:
+    """The front-matter line of a site field: a value to replace for a required one, a comment for the others."""
+    listed = ", ".join(field.values)
+    if field.free:
+        hint, value = "free text", _quote(f"{SCAFFOLD_MARKER} {field.label.lower()}")
+    else:
+        first = next(iter(field.values))
+        hint = (f"lower-case slugs, such as {listed}" if field.open else f"one{' or more' if field.many else ''} of {listed}")
+        value = f"[{first}]" if field.many else first
+    if not field.required:
+        return f"# {field.name}: {value}  # optional, {field.label}: {hint}"
+    return f"{field.name}: {value}  # {SCAFFOLD_MARKER} {field.label}: {hint}"
+
+
+def _sections(schema: Schema) -> str:
+    todo = SCAFFOLD_MARKER
+    parts = []
+    for name in schema.sections:
+        if name == schema.fixes_section:
+            parts.append(f"## {name}\n\n{todo} one `###` heading per fix, in the order to try them.\n\n"
+                         f"### {todo} the first thing to try\n\n"
+                         f"{todo} what to do, what it costs and when it applies.\n")
+        else:
+            parts.append(f"## {name}\n\n{todo} {_SECTION_HINTS.get(name, 'write this section.')}\n")
+    return "\n".join(parts)
+
+
+def scaffold(id: str, code: str, source: str, title: str, message: str, schema: Schema) -> str:
+    """The text of a new record for a site of ``schema``: complete and valid except for its ``TODO:`` markers."""
     todo = SCAFFOLD_MARKER
     code_line = f"code: {_quote(code)}" if code else f"code:  # {todo} the vendor's code as printed, if any"
+    fields = "".join(_field_line(field) + "\n" for field in schema.fields)
     return f"""\
 ---
 id: {id}
@@ -149,11 +185,7 @@ id: {id}
 title: {_quote(title.strip())}
 summary: "{todo} one sentence on what happened; it is the page's description in search results."
 source: {source}
-platforms: [gpu]  # {todo} where it happens: {", ".join(PLATFORMS)}
-frameworks: [pytorch]  # {todo} lower-case slugs: jax, pytorch, tensorflow ...
-phase: run-time  # {todo} one of {", ".join(PHASES)}
-category: device-memory  # {todo} one of {", ".join(CATEGORIES)}
-messages:
+{fields}messages:
   # {todo} rename the placeholders after what they mean (requested, capacity, free ...)
   - template: {_quote(first_template(message))}
     examples:
@@ -162,19 +194,4 @@ related: []
 references: []  # {todo} links to the vendor's documentation of this error, or delete the comment
 ---
 
-## Causes
-
-{todo} why the error happens, the most common reason first.
-
-## Fixes
-
-{todo} one `###` heading per fix, in the order to try them.
-
-### {todo} the first thing to try
-
-{todo} what to do, what it costs (speed, numerics, money) and when it applies.
-
-## Debugging
-
-{todo} how to tell which of the causes applies.
-"""
+{_sections(schema)}"""

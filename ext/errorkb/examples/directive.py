@@ -17,7 +17,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..config import ceilings, option_values
+from ..config import settings
 from ..domain import catalogue_of
 from ..records import Record
 from .spec import OPTIONS, Snippet, SnippetError, make_snippet
@@ -57,8 +57,7 @@ class SnippetDirective(SphinxDirective):
     option_spec = {name: directives.unchanged for name in OPTIONS}
 
     def _record(self, docname: str) -> Record | None:
-        prefix = self.config.errorkb_records_dir.strip("/") + "/"
-        if not docname.startswith(prefix):
+        if not settings(self.config).is_record_page(docname):
             return None
         return catalogue_of(self.env).records.get(docname.rsplit("/", 1)[-1])
 
@@ -71,7 +70,7 @@ class SnippetDirective(SphinxDirective):
                 self.arguments[0], {k: str(v) for k, v in self.options.items()}, "\n".join(self.content),
                 path=path, line=self.lineno, record_id=record.id if record else docname.rsplit("/", 1)[-1],
                 templates=tuple(m.template for m in record.messages) if record else (),
-                ceilings=ceilings(option_values(self.config)),
+                ceilings=settings(self.config).ceilings,
             )
         except SnippetError as exc:
             logger.warning(str(exc), location=(docname, self.lineno), type="errorkb", subtype="snippet")

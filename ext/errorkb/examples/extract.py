@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from ..records import Problem, RecordError, load_record
-from ..config import Ceilings
+from ..config import Ceilings, Settings
 from .spec import Snippet, SnippetError, make_snippet
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,}|~{3,})(?P<info>.*)$")
@@ -64,12 +64,12 @@ def snippets_in_text(body: str, first_line: int, *, path: str, record_id: str, t
     return snippets, problems
 
 
-def snippets_in_record(path: Path, root: Path, ceilings: Ceilings = Ceilings()) -> tuple[list[Snippet], list[Problem]]:
-    """Load a record file and return its snippets, or the problems that stop it loading."""
+def snippets_in_record(path: Path, root: Path, site: Settings) -> tuple[list[Snippet], list[Problem]]:
+    """Load a record file of the site ``site`` and return its snippets, or the problems that stop it loading."""
     try:
-        record = load_record(path, root=root)
+        record = load_record(path, schema=site.schema, root=root, max_bytes=site.max_record_size)
     except RecordError as exc:
         return [], exc.problems
     templates = tuple(m.template for m in record.messages)
     return snippets_in_text(record.body, record.body_line, path=record.path, record_id=record.id, templates=templates,
-                            ceilings=ceilings)
+                            ceilings=site.ceilings)

@@ -14,13 +14,13 @@ from typing import Any, Iterator
 
 import pytest
 
-from ..config import Ceilings, ceilings, site_options
+from ..config import Settings
+from ..project import ProjectError, open_project
 from . import requirements, sandbox
 from .extract import snippets_in_record
 from .judge import FAILED, Result, run_one
 from .spec import Snippet
 
-RECORDS_DIR = "errors"
 
 
 class SnippetFailed(Exception):
@@ -30,18 +30,18 @@ class SnippetFailed(Exception):
 
 
 @functools.cache
-def site_ceilings(root: Path) -> Ceilings:
-    """The snippet ceilings set in the site's ``conf.py`` (the defaults where it sets none)."""
-    return ceilings(site_options(root))
+def site_settings(root: Path) -> Settings:
+    """The settings of the site whose ``conf.py`` is in ``root`` (the defaults where it sets none)."""
+    return open_project(root).settings
 
 
 class RecordFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         try:
-            limits = site_ceilings(self.config.rootpath)
-        except ValueError as exc:
-            raise self.CollectError(f"conf.py: {exc}") from None
-        snippets, problems = snippets_in_record(self.path, self.config.rootpath, limits)
+            site = site_settings(self.config.rootpath)
+        except ProjectError as exc:
+            raise self.CollectError(str(exc)) from None
+        snippets, problems = snippets_in_record(self.path, self.config.rootpath, site)
         if problems:
             raise self.CollectError("\n".join(map(str, problems)))
         hw = requirements.probe_hardware()
@@ -76,7 +76,12 @@ class SnippetItem(pytest.Item):
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> RecordFile | None:
-    records = parent.config.rootpath / RECORDS_DIR
-    if file_path.suffix == ".md" and file_path.parent.parent == records:
+    if file_path.suffix != ".md":
+        return None
+    try:
+        records = parent.config.rootpath / site_settings(parent.config.rootpath).records_dir
+    except ProjectError:
+        return None  # reported by the build and by errorkb check
+    if file_path.parent.parent == records:
         return RecordFile.from_parent(parent, path=file_path)
     return None

@@ -7,21 +7,15 @@
   const body = table.tBodies[0];
   const rows = Array.from(body.rows);
   const headers = Array.from(table.tHead.rows[0].cells);
-  const columns = ["code", "error", "message", "platforms", "phase"];
+  // Each column's key, from its heading's class errorkb-col-<key>: the keys of ?sort=.
+  const columns = headers.map((cell) =>
+    (Array.from(cell.classList).find((c) => c.startsWith("errorkb-col-") && c !== "errorkb-col-field") || "")
+      .slice("errorkb-col-".length));
   const fields = Array.from(form.elements).filter((el) => el.name);
   const count = form.querySelector(".errorkb-count");
 
-  // Each row's values, read once from its classes: errorkb-f-<dimension>-<value>.
-  const values = new Map(rows.map((row) => {
-    const byDimension = {};
-    for (const cls of row.classList) {
-      if (!cls.startsWith("errorkb-f-")) continue;
-      const rest = cls.slice("errorkb-f-".length);
-      const cut = rest.indexOf("-");
-      (byDimension[rest.slice(0, cut)] ||= []).push(rest.slice(cut + 1));
-    }
-    return [row, { byDimension, text: row.textContent.toLowerCase() }];
-  }));
+  // Each row's text, read once; its values are its classes, errorkb-f-<field>-<value>.
+  const texts = new Map(rows.map((row) => [row, row.textContent.toLowerCase()]));
 
   function readState() {
     const params = new URLSearchParams(window.location.search);
@@ -43,12 +37,11 @@
   }
 
   function matches(row) {
-    const { byDimension, text } = values.get(row);
     for (const field of fields) {
       if (!field.value) continue;
       if (field.name === "q") {
-        if (!text.includes(field.value.trim().toLowerCase())) return false;
-      } else if (!(byDimension[field.name] || []).includes(field.value)) {
+        if (!texts.get(row).includes(field.value.trim().toLowerCase())) return false;
+      } else if (!row.classList.contains(`errorkb-f-${field.name}-${field.value}`)) {
         return false;
       }
     }
