@@ -67,7 +67,8 @@ def _filters(catalogue: Catalogue, schema: Schema) -> str:
 
 
 class CatalogueDirective(SphinxDirective):
-    """A table of all records, by source then id, each linking to its page."""
+    """A table of every record, by source then id, each linking to its page, with the site's
+    field columns, filters and sorting."""
 
     def run(self) -> list[nodes.Node]:
         with collector_paused():  # a dozen nodes a row, thousands of rows, and no garbage
@@ -112,7 +113,7 @@ class CatalogueDirective(SphinxDirective):
 
 
 class SourceCards(SphinxDirective):
-    """``err:sources``: a grid of cards, one per source with its count of errors, leading to its index page."""
+    """A grid of cards, one per source with its count of errors, each leading to the source's index page."""
 
     def run(self) -> list[nodes.Node]:
         source = settings(self.config).schema.source

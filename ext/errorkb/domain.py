@@ -47,7 +47,10 @@ _XREF = XRefRole(warn_dangling=True)
 
 def err_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
              options: dict[str, Any] | None = None, content: Any = ()) -> Any:
-    """``{err}`target``` anywhere, as if written ``{err:err}`target```."""
+    """A link to a record by its id, code or alias, shown as its code and title; other projects
+    link to a published site the same way through intersphinx.
+
+    It is ``{err:err}`` of the ``err`` domain, also written without the domain's prefix."""
     return _XREF("err:err", rawtext, text, lineno, inliner, options or {}, content)
 
 

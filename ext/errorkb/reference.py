@@ -8,11 +8,13 @@ every ``errorkb_*`` option with its default.
 from __future__ import annotations
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from .config import OPTIONS, settings
+from .domain import err_role
 from .templates import TYPES
 
 
@@ -27,6 +29,8 @@ def _definition_list(items: list[tuple[str, str]]) -> nodes.definition_list:
 
 
 class PlaceholderTypes(SphinxDirective):
+    """The placeholder types of message templates."""
+
     def run(self) -> list[nodes.Node]:
         return [_definition_list([(name, doc) for name, (_, doc) in TYPES.items()])]
 
@@ -50,6 +54,8 @@ class Fields(SphinxDirective):
 
 
 class Vocabulary(SphinxDirective):
+    """The values of one field (its name the argument), with their labels."""
+
     required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
@@ -76,8 +82,30 @@ class Options(SphinxDirective):
         return [out]
 
 
+#: Directives that the page assembly writes; an author never does.
+INTERNAL = ("record", "record-footer")
+
+
+class Directives(SphinxDirective):
+    """Every directive and role errorkb gives an author, with what it does."""
+
+    def run(self) -> list[nodes.Node]:
+        found = [(f"{{err:{name}}}", cls) for name, cls in sorted(self.env.get_domain("err").directives.items())
+                 if name not in INTERNAL]
+        found += [(f"{{{name}}}", cls) for name, cls in sorted(directives._directives.items())
+                  if getattr(cls, "__module__", "").startswith("errorkb.") and isinstance(cls, type)]
+        items = [(name, _first_paragraph(cls.__doc__)) for name, cls in found]
+        items.append(("{err}`id or code`", _first_paragraph(err_role.__doc__)))
+        return [_definition_list(items)]
+
+
+def _first_paragraph(doc: str | None) -> str:
+    return " ".join((doc or "").strip().split("\n\n")[0].split()).replace("``", "")
+
+
 def setup_reference(app: Sphinx) -> None:
     app.add_directive_to_domain("err", "placeholder-types", PlaceholderTypes)
     app.add_directive_to_domain("err", "fields", Fields)
     app.add_directive_to_domain("err", "vocabulary", Vocabulary)
     app.add_directive_to_domain("err", "options", Options)
+    app.add_directive_to_domain("err", "directives", Directives)

@@ -50,7 +50,9 @@ def all_snippets(env: BuildEnvironment) -> list[Snippet]:
 
 
 class SnippetDirective(SphinxDirective):
-    """```{snippet} reproduces|fixes|shows`` with ``:id:``, ``:requires:``, ``:timeout:``, ``:memory:``, ``:tolerance:``."""
+    """Code the build runs, claiming to reproduce the error, fix it or show a measurement
+    (``reproduces``, ``fixes`` or ``shows``), with ``:id:``, ``:requires:``, ``:timeout:``,
+    ``:memory:`` and ``:tolerance:``; the page shows whether it did."""
 
     required_arguments = 1
     has_content = True
@@ -88,7 +90,7 @@ class SnippetDirective(SphinxDirective):
 
 
 class SnippetStatusDirective(SphinxDirective):
-    """``err:snippet-status``: a table of every snippet of the site and its status."""
+    """A table of every snippet of the site and its status."""
 
     def run(self) -> list[nodes.Node]:
         status_pages_of(self.env).add(self.env.docname)
