@@ -11,8 +11,8 @@ row carries its values as classes (``errorkb-f-platform-tpu``) for the script to
 from __future__ import annotations
 
 import hashlib
-import html
 import json
+from typing import Any
 
 from docutils import nodes
 from docutils.statemachine import StringList
@@ -52,18 +52,26 @@ def _row(keys: list[str], cells: list[nodes.Node], classes: list[str] | None = N
     return row
 
 
-def _filters(catalogue: Catalogue, schema: Schema) -> str:
-    """The filter form, hidden until the script shows it."""
-    fields = ['<label>Text <input type="search" name="q" placeholder="code, title or message"></label>']
-    for field in (f for f in schema.dimensions if f.filter):
-        options = "".join(
-            f'<option value="{html.escape(v)}">{html.escape(field.label_of(v))}</option>'
-            for v in grouped(catalogue, field)
-        )
-        fields.append(f'<label>{html.escape(field.label)} <select name="{field.slug}">'
-                      f'<option value="">all</option>{options}</select></label>')
-    return ('<form class="errorkb-filters" hidden>' + "".join(fields)
-            + '<button type="reset">Clear</button> <output class="errorkb-count"></output></form>')
+class filters(nodes.General, nodes.Element):
+    """The catalogue's filter form: ``fields`` holds (slug, label, [(value, label)]) per filter.
+
+    Written by the template ``errorkb-filters.html`` (which a site may override), hidden until
+    the script shows it; other builders leave it out.
+    """
+
+
+def _filters(catalogue: Catalogue, schema: Schema) -> filters:
+    return filters(fields=[(field.slug, field.label, [(v, field.label_of(v)) for v in grouped(catalogue, field)])
+                           for field in schema.dimensions if field.filter])
+
+
+def visit_filters(self: Any, node: filters) -> None:
+    self.body.append(self.builder.templates.render("errorkb-filters.html", {"fields": node["fields"]}))
+    raise nodes.SkipNode
+
+
+def skip(self: Any, node: nodes.Element) -> None:
+    raise nodes.SkipNode
 
 
 class CatalogueDirective(SphinxDirective):
@@ -109,7 +117,7 @@ class CatalogueDirective(SphinxDirective):
                 *(nodes.Text(", ".join(f.label_of(v) for v in record.values(f.name))) for f in columns),
             ], classes)
         group += body
-        return [browse, nodes.raw("", _filters(catalogue, schema), format="html"), table]
+        return [browse, _filters(catalogue, schema), table]
 
 
 class SourceCards(SphinxDirective):
@@ -140,6 +148,8 @@ def add_script(app: Sphinx, pagename: str, templatename: str, context: dict, doc
 
 
 def setup_catalogue(app: Sphinx) -> None:
+    app.add_node(filters, html=(visit_filters, None), latex=(skip, None), text=(skip, None), man=(skip, None),
+                 texinfo=(skip, None))
     app.add_directive_to_domain("err", "catalogue", CatalogueDirective)
     app.add_directive_to_domain("err", "sources", SourceCards)
     app.connect("html-page-context", add_script)
