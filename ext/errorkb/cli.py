@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import __version__
+
 if TYPE_CHECKING:
     from .records import Catalogue
 
@@ -312,6 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="errorkb", description="A knowledge base of accelerator error messages.")
     parser.add_argument("--root", default=".", help="the site's folder (default: the current one)")
     parser.add_argument("--records", default="errors", help="the records' folder under the root (default: errors)")
+    parser.add_argument("--version", action="version", version=f"errorkb {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     check = sub.add_parser("check", help="validate every record and lint the prose")
