@@ -82,3 +82,12 @@ errorkb_source_labels = {
 
 # Absolute URLs (sitemap.xml, canonical links, Open Graph) need the public address of the site.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
+
+# The site's own words where the extension speaks of the site.
+errorkb_llms_summary = (
+    "A knowledge base of the memory errors that accelerators raise (XLA on TPUs, AWS Neuron, PyTorch, "
+    "CUDA, TensorFlow, the host). Each error page gives the exact messages, the causes, the fixes to "
+    "try in order, and how to tell which cause applies."
+)
+errorkb_opensearch_description = "Find an accelerator memory error by its message"
+errorkb_paste_placeholder = "RESOURCE_EXHAUSTED: ... Used 49.34G of 32.00G hbm ..."

@@ -45,7 +45,7 @@ from errorkb.project import open_project  # noqa: E402
 from errorkb.templates import compile_template  # noqa: E402
 
 STATIC = ROOT / "ext" / "errorkb" / "static"
-SCRIPTS = ("lookup-core.js", "lookup-worker.js", "lookup-page.js")
+SCRIPTS = ("lookup-core.js", "errorkb-lookup-worker.js", "errorkb-lookup-page.js")
 SHAPES = [
     ("{w0}Error: {w1} {w2} failed to allocate {{requested:size}} on device {{gpu:int}} ({w3} {w4})",
      "{w0}Error: {w1} {w2} failed to allocate 2.50 GiB on device 3 ({w3} {w4})"),
@@ -251,7 +251,7 @@ def bench_size(count: int, runs: int, workdir: Path, cli_runs: int, long_runs: i
 
 
 HARNESS = """<!doctype html><meta charset="utf-8"><title>lookup bench</title><script>
-const worker = new Worker('_static/lookup-worker.js');
+const worker = new Worker('_static/errorkb-lookup-worker.js');
 const waiting = new Map(); let next = 0;
 worker.onmessage = e => { const w = waiting.get(e.data.id); waiting.delete(e.data.id); w(e.data); };
 window.search = q => new Promise(resolve => {

@@ -97,15 +97,25 @@ def test_sitemap_needs_a_base_url(project: Project) -> None:
     assert not any("old-demo" in u or "DEMO1" in u for u in urls)  # redirects are not pages to index
 
 
-def test_not_found_page(project: Project) -> None:
+def test_not_found_page_links_work_at_any_address(project: Project) -> None:
     small_site(project)
     page = (project.out / "404.html").read_text(encoding="utf-8")
-    assert "<h1>Page not found</h1>" in page and 'href="index.html"' in page
+    assert "<h1>Page not found</h1>" in page and 'href="/index.html"' in page and 'href="/lookup.html"' in page
+    assert 'href="/_static/' in page
     project.write("conf.py", Project.CONF + f"errorkb_base_url = {BASE!r}\n")
     assert project.build().returncode == 0
     page = (project.out / "404.html").read_text(encoding="utf-8")
-    assert f'href="{BASE}index.html"' in page and f'href="{BASE}_static/' in page
-    assert not re.search(r'\s(?:href|src)="(?!https?:|#|mailto:)', page)  # every link works from any path
+    assert 'href="/docs/index.html"' in page and 'href="/docs/lookup.html"' in page and 'href="/docs/_static/' in page
+    assert not re.search(r'\s(?:href|src)="(?!https?:|/|#|mailto:)', page)  # no link relative to the address
+
+
+def test_not_found_page_of_the_site_s_own(project: Project) -> None:
+    small_site(project)
+    project.write("conf.py", Project.CONF + 'notfound_context = {"title": "Lost", "body": "<h1>Lost</h1>"}\n'
+                  'notfound_urls_prefix = "/kb/"\n')
+    assert project.build().returncode == 0
+    page = (project.out / "404.html").read_text(encoding="utf-8")
+    assert "<h1>Lost</h1>" in page and "Page not found" not in page and 'href="/kb/_static/' in page
 
 
 def test_redirects_from_aliases_and_codes(project: Project) -> None:
@@ -150,8 +160,9 @@ _URL = re.compile(r'\s(?:href|src)="([^"]*)"')
 _ID = re.compile(r'\s(?:id|name)="([^"]*)"')
 
 
-def crawl(site: Path) -> tuple[list[str], dict[Path, set[Path]]]:
-    """Every dead internal link of every page, and which page links to which."""
+def crawl(site: Path, served_at: str = "/") -> tuple[list[str], dict[Path, set[Path]]]:
+    """Every dead internal link of every page, and which page links to which; a link from the
+    server's root (the 404 page's) must start with ``served_at``, the site's path on its server."""
     dead: list[str] = []
     graph: dict[Path, set[Path]] = {}
     anchors: dict[Path, set[str]] = {}
@@ -162,6 +173,11 @@ def crawl(site: Path) -> tuple[list[str], dict[Path, set[Path]]]:
                 continue  # another site, or mailto: and the like
             path, _, fragment = url.partition("#")
             path = unquote(path.split("?", 1)[0])
+            if path.startswith("/"):
+                if not path.startswith(served_at):
+                    dead.append(f"{page.relative_to(site)}: {url}")
+                    continue
+                path = str(site / path[len(served_at):])
             target = (page.parent / path).resolve() if path else page
             if target.is_dir():
                 target = target / "index.html"
@@ -198,7 +214,75 @@ def test_real_site_has_no_dead_internal_link_and_every_record_is_two_clicks_away
 
 def test_crawler_finds_dead_links_and_anchors(tmp_path: Path) -> None:
     (tmp_path / "a.html").write_text('<a href="b.html#here">b</a> <a href="b.html#gone">x</a> <img src="c.png">'
-                                     '<a href="https://example.org/">out</a>', encoding="utf-8")
+                                     '<a href="https://example.org/">out</a> <a href="/kb/b.html">b</a> '
+                                     '<a href="/b.html">x</a>', encoding="utf-8")
     (tmp_path / "b.html").write_text('<h1 id="here">B</h1>', encoding="utf-8")
-    dead, graph = crawl(tmp_path.resolve())
-    assert dead == ["a.html: b.html#gone", "a.html: c.png"]
+    dead, graph = crawl(tmp_path.resolve(), served_at="/kb/")
+    assert dead == ["a.html: b.html#gone", "a.html: c.png", "a.html: /b.html"]
+
+
+# ---------------------------------------------------------------------------------------------
+# dirhtml
+
+
+def test_dirhtml_every_link_errorkb_writes_works(project: Project) -> None:
+    small_site(project, BASE)
+    project.write("index.md", INDEX.replace("# Demo\n", "# Demo\n\n```{errorkb-paste}\n```\n"))
+    assert project.build("-E", builder="dirhtml").returncode == 0
+    out = project.out
+    dead, _ = crawl(out.resolve(), served_at="/docs/")
+    assert dead == []
+    landing = (out / "index.html").read_text(encoding="utf-8")
+    action = re.search(r'<form class="errorkb-paste" action="([^"]*)"', landing)[1]
+    assert action == "lookup/" and (out / action / "index.html").is_file()
+    lookup = (out / "lookup/index.html").read_text(encoding="utf-8")
+    form = dict(re.findall(r'data-(index|worker|root)="([^"]*)"', lookup))
+    assert form["root"] == "../" and all((out / "lookup" / form[k]).is_file() for k in ("index", "worker"))
+    data = json.loads((out / "errors.json").read_text(encoding="utf-8"))
+    assert data["errors"][0]["url"] == f"{BASE}errors/demo/demo-oom/"
+    redirect = (out / "errors/demo/old-demo/index.html").read_text(encoding="utf-8")
+    assert '<meta http-equiv="refresh" content="0; url=../demo-oom/">' in redirect
+    assert f'<link rel="canonical" href="{BASE}errors/demo/demo-oom/">' in redirect
+    locs = re.findall(r"<loc>([^<]*)</loc>", (out / "sitemap.xml").read_text(encoding="utf-8"))
+    assert f"{BASE}errors/demo/demo-oom/" in locs and all((out / u[len(BASE):] / "index.html").is_file() or u == BASE
+                                                           for u in locs)
+    opensearch = (out / "errorkb-opensearch.xml").read_text(encoding="utf-8")
+    assert f'template="{BASE}lookup/#q={{searchTerms}}"' in opensearch
+    not_found = (out / "404/index.html").read_text(encoding="utf-8")
+    assert 'href="/docs/lookup/"' in not_found and 'href="/docs/"' in not_found
+
+
+# ---------------------------------------------------------------------------------------------
+# The site's own words, and its own templates
+
+
+def test_site_wording_comes_from_configuration(project: Project) -> None:
+    small_site(project)
+    project.write("index.md", INDEX.replace("# Demo\n", "# Demo\n\n```{errorkb-paste}\n```\n"))
+    assert project.build("-E").returncode == 0
+    defaults = [(project.out / name).read_text(encoding="utf-8") for name in ("llms.txt", "errorkb-opensearch.xml")]
+    landing = (project.out / "index.html").read_text(encoding="utf-8")
+    assert 'placeholder="Paste an error message or a log"' in landing
+    assert "<Description>Find an error by its message</Description>" in defaults[1]
+    assert not any("accelerator" in text.lower() for text in defaults + [landing])
+    project.write("conf.py", Project.CONF + 'errorkb_llms_summary = "SQLSTATE errors of the Demo server."\n'
+                  'errorkb_opensearch_description = "Find a Demo server error"\n'
+                  'errorkb_paste_placeholder = "ERROR: 42P01 <relation> does not exist"\n')
+    assert project.build().returncode == 0
+    assert "\n> SQLSTATE errors of the Demo server.\n" in (project.out / "llms.txt").read_text(encoding="utf-8")
+    opensearch = (project.out / "errorkb-opensearch.xml").read_text(encoding="utf-8")
+    assert "<Description>Find a Demo server error</Description>" in opensearch
+    landing = (project.out / "index.html").read_text(encoding="utf-8")
+    assert 'placeholder="ERROR: 42P01 &lt;relation&gt; does not exist"' in landing
+
+
+def test_a_site_template_replaces_the_extension_s(project: Project) -> None:
+    small_site(project)
+    project.write("index.md", INDEX.replace("# Demo\n", "# Demo\n\n```{errorkb-paste}\n```\n"))
+    project.write("_templates/errorkb-paste-box.html", '<form class="site-box" action="{{ action }}"></form>\n')
+    project.write("conf.py", Project.CONF + 'templates_path = ["_templates"]\n')
+    assert project.build("-E").returncode == 0
+    landing = (project.out / "index.html").read_text(encoding="utf-8")
+    assert '<form class="site-box" action="lookup.html"></form>' in landing
+    assert "errorkb-paste-box.js" in landing
+    assert "errorkb-paste-box.js" not in (project.out / "docs/guide.html").read_text(encoding="utf-8")

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import __version__
+
 if TYPE_CHECKING:
     from .project import Project
     from .records import Catalogue
@@ -327,8 +329,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
-
     parser = argparse.ArgumentParser(prog="errorkb", description="Look up, explain and check the error records of an errorkb site.")
     parser.add_argument("--version", action="version", version=f"errorkb {__version__}")
     parser.add_argument("--root", help="the site's folder (default: where conf.py is, from the current folder upward)")

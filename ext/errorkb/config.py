@@ -71,6 +71,15 @@ OPTIONS: tuple[Option, ...] = (
            "The site's GitHub repository (https://github.com/OWNER/REPO): a paste that matches nothing is offered "
            "its missing-error issue form (.github/ISSUE_TEMPLATE/missing-error.yml), prefilled; empty: no such link.",
            "html"),
+    Option("errorkb_llms_summary",
+           "A knowledge base of error messages. Each error page gives the exact messages, the causes, "
+           "the fixes to try in order, and how to tell which cause applies.", (str,),
+           "What the site is about, in a sentence or two: the summary at the top of ``llms.txt``.", "html"),
+    Option("errorkb_opensearch_description", "Find an error by its message", (str,),
+           "What a browser's address bar says the site's search does (the OpenSearch description).", "html"),
+    Option("errorkb_paste_placeholder", "Paste an error message or a log", (str,),
+           "The text shown in an empty paste box (the ``errorkb-paste`` directive): an example of what to paste.",
+           "html"),
 )
 
 DEFAULTS = {option.name: option.default for option in OPTIONS}

@@ -32,7 +32,7 @@ def rumdl_command() -> str:
     here = str(Path(sys.executable).parent)
     found = shutil.which("rumdl", path=here + os.pathsep + os.environ.get("PATH", ""))
     if found is None:
-        raise LintUnavailable("prose linting needs rumdl: pip install 'errorkb[check]'")
+        raise LintUnavailable("prose linting needs rumdl, which the check extra installs: pip install 'errorkb[check]'")
     return found
 
 

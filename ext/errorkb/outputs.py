@@ -4,7 +4,8 @@
 * ``llms.txt``: the site's map for language models (https://llmstxt.org);
 * Open Graph tags on every page, and a meta description on generated pages;
 * ``sitemap.xml``: every page, with absolute URLs;
-* ``404.html``: a themed "page not found";
+* ``404.html``: a themed "page not found", written by sphinx-notfound-page with errorkb's
+  ``errorkb-404.html`` as its body;
 * a redirect page for each alias and code of a record, at ``errors/<source>/<alias>.html``,
   pointing at the record's stable URL ``errors/<source>/<id>.html``.
 
@@ -18,9 +19,11 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from urllib.parse import urlsplit
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -36,7 +39,6 @@ logger = logging.getLogger(__name__)
 
 #: Raised when a field of ``errors.json`` changes meaning or goes away; new fields keep it.
 SCHEMA_VERSION = 2
-NOT_FOUND = "404"
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -109,9 +111,7 @@ def llms_txt(app: Sphinx) -> str:
     lines = [
         f"# {app.config.project}",
         "",
-        "> A knowledge base of the memory errors that accelerators raise (XLA on TPUs, AWS Neuron, "
-        "PyTorch, CUDA, TensorFlow, the host). Each error page gives the exact messages, the causes, "
-        "the fixes to try in order, and how to tell which cause applies.",
+        f"> {' '.join(app.config.errorkb_llms_summary.split())}",
         "",
         f"Every record is also available as structured data in [errors.json]({base_url(app)}errors.json).",
         "",
@@ -144,7 +144,7 @@ def add_tags(app: Sphinx, pagename: str, templatename: str, context: dict[str, A
     tags = {"og:title": title, "og:type": kind, "og:site_name": app.config.project}
     if description:
         tags["og:description"] = description
-    if base_url(app) and pagename != NOT_FOUND:
+    if base_url(app) and pagename != app.config.notfound_pagename:
         tags["og:url"] = _url(app, pagename)
     meta = "".join(f'\n<meta property="{k}" content="{html.escape(v)}">' for k, v in tags.items())
     if record is None and description:
@@ -153,57 +153,32 @@ def add_tags(app: Sphinx, pagename: str, templatename: str, context: dict[str, A
 
 
 # ---------------------------------------------------------------------------------------------
-# Generated pages: 404
+# The 404 page, written by sphinx-notfound-page
 
 
-def not_found_page(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    """``html-collect-pages``: the page a web server shows for a missing URL."""
-    if not _enabled(app):
-        return
-    home = app.builder.get_relative_uri(NOT_FOUND, app.config.root_doc)
-    search = app.builder.get_relative_uri(NOT_FOUND, "search")
-    body = (
-        '<section id="page-not-found"><h1>Page not found</h1>'
-        "<p>There is no page at this address. Error pages keep their address "
-        "(<code>errors/&lt;source&gt;/&lt;id&gt;.html</code>), and old ids and codes redirect to "
-        "the current page, so the link you followed may have had a typo.</p>"
-        f'<p>Start from the <a href="{home}">list of all errors</a>, or '
-        f'<a href="{search}">search the site</a> for the text of your error.</p></section>'
-    )
-    yield NOT_FOUND, {"title": "Page not found", "body": body,
-                      "errorkb_description": "There is no page at this address."}, "page.html"
+def not_found_prefix(app: Sphinx, config: Config) -> None:
+    """``config-inited``: unless the site sets ``notfound_urls_prefix``, the 404 page's links start
+    at the path of the site's public URL, or at '/' (sphinx-notfound-page's own default is Read
+    the Docs' ``/en/latest/``)."""
+    if config.notfound_urls_prefix == config.values["notfound_urls_prefix"].default:
+        url = config.errorkb_base_url or config.html_baseurl or os.environ.get("READTHEDOCS_CANONICAL_URL", "")
+        config.notfound_urls_prefix = urlsplit(url).path.rstrip("/") + "/"
 
 
-_RELATIVE_URL = re.compile(r'(\s(?:href|src)=")(?![a-z][a-z0-9+.-]*:|/|#)([^"]*)"')
-
-
-def anchor_not_found(app: Sphinx) -> None:
-    """The 404 page is shown at any path: with a base URL, make its links absolute."""
-    base = base_url(app)
-    path = Path(app.outdir) / app.builder.get_outfilename(NOT_FOUND)  # type: ignore[attr-defined]
-    if base and path.is_file():
-        text = path.read_text(encoding="utf-8")
-        path.write_text(_RELATIVE_URL.sub(lambda m: f'{m[1]}{base}{m[2]}"', text), encoding="utf-8")
+def not_found_body(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """``html-page-context``: the 404 page's body from the template ``errorkb-404.html``, unless the
+    site gives its own (``notfound_context``).  Rendered with the page's context, whose ``pathto``
+    sphinx-notfound-page has made absolute, so its links work at any address."""
+    config = app.config
+    if (_enabled(app) and pagename == config.notfound_pagename and doctree is None
+            and config.notfound_context == config.values["notfound_context"].default):
+        # The root's own address, which pathto() turns into '#' where it is empty (dirhtml).
+        context["errorkb_home"] = config.notfound_urls_prefix + app.builder.get_target_uri(config.root_doc)
+        context["body"] = app.builder.templates.render("errorkb-404.html", context)  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------------------------------------
 # Redirects and the sitemap
-
-
-REDIRECT = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>{title}</title>
-<link rel="canonical" href="{canonical}">
-<meta name="robots" content="noindex">
-<meta http-equiv="refresh" content="0; url={target}">
-</head>
-<body>
-<p><code>{name}</code> is now <a href="{target}">{title}</a>.</p>
-</body>
-</html>
-"""
 
 
 def redirects(app: Sphinx, *, warn: bool = False) -> dict[str, tuple[str, str]]:
@@ -261,9 +236,8 @@ def write_redirects(app: Sphinx) -> None:
         target = app.builder.get_relative_uri(pagename, docname)
         canonical = base + app.builder.get_target_uri(docname) if base else target
         path = Path(app.outdir) / app.builder.get_outfilename(pagename)  # type: ignore[attr-defined]
-        title = html.escape(_title(app, docname))
-        write_if_changed(path, REDIRECT.format(title=title, canonical=html.escape(canonical),
-                                               target=html.escape(target), name=html.escape(name)))
+        context = {"title": _title(app, docname), "canonical": canonical, "target": target, "name": name}
+        write_if_changed(path, app.builder.templates.render("errorkb-redirect.html", context))  # type: ignore[attr-defined]
 
 
 def sitemap(app: Sphinx) -> str | None:
@@ -284,7 +258,6 @@ def write_outputs(app: Sphinx, exception: Exception | None) -> None:
     write_if_changed(outdir / "errors.json", json.dumps(errors_json(app), indent=1, ensure_ascii=False) + "\n")
     write_if_changed(outdir / "llms.txt", llms_txt(app))
     write_redirects(app)
-    anchor_not_found(app)
     text = sitemap(app)
     if text is None:
         logger.info("errorkb: no sitemap.xml, as neither errorkb_base_url nor html_baseurl is set")
@@ -294,8 +267,12 @@ def write_outputs(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup_outputs(app: Sphinx) -> None:
+    app.setup_extension("notfound.extension")
     app.connect("config-inited", share_base_url)
+    app.connect("config-inited", not_found_prefix)
     app.connect("html-page-context", add_tags)
-    app.connect("html-collect-pages", not_found_page)
+    # After sphinx-notfound-page (400) has made the page's links absolute, and after the lookup
+    # page's name is in the context (500).
+    app.connect("html-page-context", not_found_body, priority=600)
     app.connect("env-check-consistency", check_aliases)
     app.connect("build-finished", write_outputs)

@@ -12,6 +12,9 @@
   const missing = document.getElementById("errorkb-lookup-missing");
   const indexUrl = new URL(form.dataset.index, document.baseURI).href;
   const workerUrl = new URL(form.dataset.worker, document.baseURI).href;
+  // The index's record URLs are relative to the site's root, which is not this page's folder
+  // under every builder (dirhtml puts the page in a folder of its own).
+  const root = new URL(form.dataset.root || "./", document.baseURI);
   const report = form.dataset.report;
   const HANDED = "errorkb-paste";  // session storage key of the landing page's box
   const MAX_FRAGMENT = 200000;  // longer pastes are searched but not kept in the address
@@ -165,7 +168,7 @@
       const head = el("p", "errorkb-result-head");
       if (rec.code) head.append(el("code", "errorkb-result-code", rec.code), " ");
       const link = el("a", "errorkb-result-title", rec.title);
-      link.href = new URL(rec.url, document.baseURI).href;
+      link.href = new URL(rec.url, root).href;
       head.append(link, " ", el("span", "errorkb-result-kind", match.exact ? "exact match" : "closest, not exact"));
       item.append(head);
       if (match.exact) {
@@ -181,7 +184,7 @@
       if (rec.fixes.length) {
         const label = el("p", "errorkb-result-fixes-label", "First fixes to try ");
         const all = el("a", "", "(all fixes)");
-        all.href = new URL(rec.url, document.baseURI).href.replace(/#.*$/, "") + "#fixes";
+        all.href = new URL(rec.url, root).href.replace(/#.*$/, "") + "#fixes";
         label.append(all);
         item.append(label);
         const fixes = el("ol", "errorkb-result-fixes");
