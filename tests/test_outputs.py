@@ -40,7 +40,7 @@ def meta(page: str) -> dict[str, str]:
 def test_errors_json_has_every_record_with_urls(project: Project) -> None:
     small_site(project)
     data = json.loads((project.out / "errors.json").read_text(encoding="utf-8"))
-    assert data["schema_version"] == 2 and data["base_url"] is None
+    assert data["schema_version"] == 3 and data["base_url"] is None
     errors = {e["id"]: e for e in data["errors"]}
     assert list(errors) == ["demo-oom", "demo-two"]
     demo = errors["demo-oom"]

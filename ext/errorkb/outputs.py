@@ -38,7 +38,7 @@ from .pages import record_for
 logger = logging.getLogger(__name__)
 
 #: Raised when a field of ``errors.json`` changes meaning or goes away; new fields keep it.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
