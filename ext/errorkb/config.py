@@ -171,14 +171,15 @@ def site_options(conf: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
 
 
 def check_config(app: Sphinx, config: Config) -> None:
-    """``config-inited``: validate the options once; a bad value stops the build, naming the option."""
-    from sphinx.errors import ConfigError
+    """``config-inited``: validate the options once; a bad value stops the build with one line naming it."""
+    from sphinx.util import logging
 
     config.__dict__.pop("_errorkb_settings", None)
     try:
         settings(config)
     except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+        logging.getLogger(__name__).error("conf.py: %s", exc, type="errorkb", subtype="config")
+        raise SystemExit(2) from None
 
 
 def setup_config(app: Sphinx) -> None:

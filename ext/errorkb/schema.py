@@ -72,12 +72,6 @@ class FieldSpec:
     def label_of(self, value: str) -> str:
         return self.values.get(value, value)
 
-    def values_of(self, raw: Any) -> list[str]:
-        """The field's values in a record as a list (none when the field is not set)."""
-        if raw is None:
-            return []
-        return list(raw) if isinstance(raw, list) else [raw]
-
     def named_by(self, heading: str) -> str | None:
         """The value that a heading such as ``PyTorch`` or ``pytorch`` names, if any."""
         folded = heading.strip().casefold()
@@ -182,7 +176,7 @@ def _texts(cls: type, value: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Reading the declaration from configuration values
 
-_FIELD_KEYS = {f.name: f.type for f in dataclasses.fields(FieldSpec)}
+_FIELD_KEYS = tuple(f.name for f in dataclasses.fields(FieldSpec))
 
 
 def schema_from(fields: Any, sections: Any, fixes_section: Any = "Fixes", source_labels: Any = None) -> Schema:
@@ -218,7 +212,7 @@ def _field(i: int, entry: Any) -> FieldSpec:
     where = f"errorkb_fields[{i}]"
     if not isinstance(entry, Mapping):
         raise SchemaError(f"{where} must be a mapping such as {{'name': 'severity', 'label': 'Severity'}}")
-    unknown = sorted(set(entry) - _FIELD_KEYS.keys())
+    unknown = sorted(set(entry) - set(_FIELD_KEYS))
     if unknown:
         raise SchemaError(f"{where} has unknown key(s) {', '.join(map(repr, unknown))} "
                           f"(known: {', '.join(_FIELD_KEYS)})")
