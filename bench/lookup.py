@@ -45,7 +45,7 @@ from errorkb.project import open_project  # noqa: E402
 from errorkb.templates import compile_template  # noqa: E402
 
 STATIC = ROOT / "ext" / "errorkb" / "static"
-SCRIPTS = ("lookup-core.js", "errorkb-lookup-worker.js", "errorkb-lookup-page.js")
+SCRIPTS = ("errorkb-lookup-core.js", "errorkb-lookup-worker.js", "errorkb-lookup-page.js")
 SHAPES = [
     ("{w0}Error: {w1} {w2} failed to allocate {{requested:size}} on device {{gpu:int}} ({w3} {w4})",
      "{w0}Error: {w1} {w2} failed to allocate 2.50 GiB on device 3 ({w3} {w4})"),

@@ -1,4 +1,4 @@
-"""The browser's lookup (static/lookup-core.js, run here under node) gives the same answers as
+"""The browser's lookup (static/errorkb-lookup-core.js, run here under node) gives the same answers as
 the Python engine, for the same index and the same pastes: every field of every result (record,
 exactness, score, values, matched lines, span in characters, text, explanation) and the notices."""
 
@@ -19,7 +19,7 @@ from lookup_records import CODED, RECORDS, write_records
 from system_tools import require
 
 NODE_RUNNER = Path(__file__).with_name("lookup_node.js")
-CORE = ROOT / "ext" / "errorkb" / "static" / "lookup-core.js"
+CORE = ROOT / "ext" / "errorkb" / "static" / "errorkb-lookup-core.js"
 COMPILE_IN_NODE = """
 const core = require(process.argv[1]);
 const job = JSON.parse(require("fs").readFileSync(0, "utf8"));

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from collections import deque
 from pathlib import Path
@@ -286,3 +287,15 @@ def test_a_site_template_replaces_the_extension_s(project: Project) -> None:
     assert '<form class="site-box" action="lookup.html"></form>' in landing
     assert "errorkb-paste-box.js" in landing
     assert "errorkb-paste-box.js" not in (project.out / "docs/guide.html").read_text(encoding="utf-8")
+
+
+def test_a_parallel_build_writes_the_same_outputs(project: Project) -> None:
+    for n in range(6):  # documents enough for every reading process to have some
+        project.write(f"docs/more-{n}.md", f"# More {n}\n\nSee {{err}}`demo-two`.\n")
+    small_site(project, BASE)
+    names = ["errors.json", "llms.txt", "sitemap.xml", "404.html", "errors/demo/old-demo.html",
+             "lookup.html", "errorkb-opensearch.xml", "_static/errorkb-lookup-index.json"]
+    serial = {name: (project.out / name).read_text(encoding="utf-8") for name in names}
+    shutil.rmtree(project.root / "_build")
+    assert project.build("-j", "auto").returncode == 0
+    assert {name: (project.out / name).read_text(encoding="utf-8") for name in names} == serial

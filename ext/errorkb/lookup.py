@@ -1,7 +1,7 @@
 """Paste lookup: find the records whose messages appear in a pasted log.
 
 ``build_index`` turns a :class:`~errorkb.records.Catalogue` into a :class:`LookupIndex`; its
-``to_json`` form is what the site ships to the browser (``static/lookup-core.js`` runs the same
+``to_json`` form is what the site ships to the browser (``static/errorkb-lookup-core.js`` runs the same
 algorithm, with the constants below read from the index) and what ``errorkb lookup --index``
 reads.  ``lookup`` runs one paste:
 

@@ -6,7 +6,7 @@ Where things live in the built site (``_build/html``), with either HTML builder:
   first fixes, the words of its aliases and examples, and its templates' text with their rarest word; the
   browser compiles the templates and counts the ranking's terms itself), written when the
   build finishes.  ``errorkb lookup --index`` reads the same file.
-- ``_static/lookup-core.js`` (the algorithm, shared with the node parity test),
+- ``_static/errorkb-lookup-core.js`` (the algorithm, shared with the node parity test),
   ``_static/errorkb-lookup-worker.js`` (runs it off the main thread) and
   ``_static/errorkb-lookup-page.js`` (the page): none is loaded before someone searches.
 - the lookup page, ``lookup.html`` (``lookup/`` with ``dirhtml``): its address followed by

@@ -1,6 +1,6 @@
 """Browser fixtures: built demo sites (paste box and catalogue table on the landing page, every
-request to it recorded in ``requests_seen``; a record using sphinx-design's components) served
-on 127.0.0.1, and Debian's Chromium under Playwright.
+request to it recorded in ``requests_seen``; the same in each theme errorkb is checked with; a
+record using sphinx-design's components) served on 127.0.0.1, and Debian's Chromium under Playwright.
 
 Test modules load them with ``pytest_plugins = ["browser_site"]``, so that every module shares one
 site and one browser (a module importing them would get its own copies, and Playwright's
@@ -96,6 +96,23 @@ def design_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     result = project.build()
     assert result.returncode == 0, result.stderr
     yield from serve(project.out, _QuietHandler)
+
+
+THEMES = [("alabaster", "html"), ("furo", "dirhtml"), ("pydata_sphinx_theme", "html")]
+
+
+@pytest.fixture(scope="module", params=THEMES, ids=[f"{theme}-{builder}" for theme, builder in THEMES])
+def themed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """The demo site's landing page and records in one theme: its base URL, and the builder that wrote it."""
+    theme, builder = request.param
+    project = Project(tmp_path_factory.mktemp(theme))
+    project.write("conf.py", Project.CONF + f'html_theme = "{theme}"\nproject = "Demo KB"\n')
+    project.write("index.md", INDEX)
+    write_records(project.root, coded=False)
+    result = project.build(builder=builder)
+    assert result.returncode == 0, result.stderr
+    for url in serve(project.out, _QuietHandler):
+        yield url, builder
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 /* errorkb paste lookup, off the main thread: loads the index on the first search, then answers
  * {id, q, top, indexUrl} with {id, result, ms} or {id, error}. */
 "use strict";
-importScripts("lookup-core.js");
+importScripts("errorkb-lookup-core.js");
 
 let loading = null;
 
