@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -150,3 +153,64 @@ def wait_until(condition, seconds: float, what: str):
             return found
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+# ---------------------------------------------------------------------------------------------
+# errorkb as a user installs it
+
+#: What the wheel is built from: the build configuration, the README it embeds and the package.
+SOURCES = ("pyproject.toml", "README.md", "ext")
+
+
+@dataclass
+class Installed:
+    """A virtual environment holding only the wheel, its dependencies and pytest."""
+
+    venv: Path
+    wheel: Path
+
+    @property
+    def bin(self) -> Path:
+        return self.venv / "bin"
+
+    def run(self, *cmd: str, cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+        """Run a command of the environment in ``cwd``, as its user would: only its bin on the PATH
+        before the system's, and nothing of the repository importable."""
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "ERRORKB_ROOT")}
+        env["PATH"] = os.pathsep.join([str(self.bin), "/usr/bin", "/bin"])
+        program = cmd[0] if "/" in cmd[0] else str(self.bin / cmd[0])
+        return subprocess.run([program, *cmd[1:]], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _constraints(folder: Path) -> Path:
+    """The pinned versions of requirements.txt, as pip constraints (which take no extras)."""
+    lines = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    pins = [re.sub(r"\[[^\]]*\]", "", line) for line in lines if "==" in line and not line.startswith("#")]
+    path = folder / "constraints.txt"
+    path.write_text("\n".join(pins) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The wheel built from this repository, installed with its check extra into a fresh environment."""
+    work = tmp_path_factory.mktemp("package")
+    source = work / "source"
+    source.mkdir()
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(ROOT / name, source / name)
+    dist = work / "dist"
+    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(source)],
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    (wheel,) = dist.glob("errorkb-*.whl")
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                          "-c", str(_constraints(work)), f"{wheel}[check]", "pytest"],
+                         capture_output=True, text=True, timeout=600)
+    assert pip.returncode == 0, pip.stderr[-3000:]
+    return Installed(venv, wheel)

@@ -1,7 +1,11 @@
-"""A third project that knows nothing of the database site but its inventory (intersphinx)."""
+"""A third project that knows nothing of the database site but its inventory (intersphinx).
 
-import os
+``inventory.txt``, written beside this file, holds the folder of the built database site.
+"""
+
+from pathlib import Path
 
 project = "dbkb-notes"
 extensions = ["errorkb.domain", "sphinx.ext.intersphinx"]
-intersphinx_mapping = {"dbkb": (os.environ["DBKB_HTML"], os.path.join(os.environ["DBKB_HTML"], "objects.inv"))}
+_site = (Path(__file__).parent / "inventory.txt").read_text(encoding="utf-8").strip()
+intersphinx_mapping = {"dbkb": (_site, f"{_site}/objects.inv")}
