@@ -7,7 +7,11 @@
 * ``404.html``: a themed "page not found", written by sphinx-notfound-page with errorkb's
   ``errorkb-404.html`` as its body;
 * a redirect page for each alias and code of a record, at ``errors/<source>/<alias>.html``,
-  pointing at the record's stable URL ``errors/<source>/<id>.html``.
+  pointing at the record's stable URL ``errors/<source>/<id>.html`` (``<alias>/`` and ``<id>/``
+  with ``dirhtml``).
+
+Pages and redirects come from templates a site can override (``errorkb-404.html``,
+``errorkb-redirect.html``).
 
 Absolute URLs come from ``errorkb_base_url``, or else ``html_baseurl`` (which Sphinx also uses for
 canonical links; ``errorkb_base_url`` fills it in when it is empty).  Without either, the site
