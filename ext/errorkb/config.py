@@ -97,6 +97,9 @@ class Settings:
     max_record_size: int  # bytes
     allow_raw_html: bool
     repository_url: str
+    llms_summary: str
+    opensearch_description: str
+    paste_placeholder: str
 
     def is_record_page(self, docname: str) -> bool:
         return docname.startswith(self.records_dir + "/")
@@ -123,6 +126,9 @@ def settings_from(values: dict[str, Any]) -> Settings:
         max_record_size=size(values, "errorkb_max_record_size"),
         allow_raw_html=values["errorkb_allow_raw_html"],
         repository_url=values["errorkb_repository_url"],
+        llms_summary=values["errorkb_llms_summary"],
+        opensearch_description=values["errorkb_opensearch_description"],
+        paste_placeholder=values["errorkb_paste_placeholder"],
     )
 
 

@@ -94,7 +94,7 @@ def _why_refused(app: Sphinx, docname: str, node: nodes.Element, srcdir: Path) -
         node.get("reftarget") if isinstance(node, addnodes.download_reference) else None
     if uri and _local(uri) and not _inside(env.relfn2path(uri, docname)[1], srcdir):
         return f"{uri} leads outside the source folder; it is not published", node
-    if isinstance(node, nodes.raw) and _is_record(app, docname) and not app.config.errorkb_allow_raw_html:
+    if isinstance(node, nodes.raw) and _is_record(app, docname) and not settings(app.config).allow_raw_html:
         what = "raw HTML" if node.get("format") == "html" else f"raw {node.get('format')} output"
         return f"{what} is not allowed in a record ({ALLOW_RAW})", node
     return None

@@ -48,14 +48,14 @@ SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 def base_url(app: Sphinx) -> str:
     """The site's public URL ending in '/', or '' when none is configured."""
-    url = app.config.errorkb_base_url or app.config.html_baseurl
+    url = settings(app.config).base_url or app.config.html_baseurl
     return url.rstrip("/") + "/" if url else ""
 
 
 def share_base_url(app: Sphinx, config: Config) -> None:
     """``config-inited``: ``errorkb_base_url`` also gives Sphinx's canonical links."""
-    if config.errorkb_base_url and not config.html_baseurl:
-        config.html_baseurl = config.errorkb_base_url
+    if settings(config).base_url and not config.html_baseurl:
+        config.html_baseurl = settings(config).base_url
 
 
 def _url(app: Sphinx, pagename: str) -> str:
@@ -115,7 +115,7 @@ def llms_txt(app: Sphinx) -> str:
     lines = [
         f"# {app.config.project}",
         "",
-        f"> {' '.join(app.config.errorkb_llms_summary.split())}",
+        f"> {' '.join(settings(app.config).llms_summary.split())}",
         "",
         f"Every record is also available as structured data in [errors.json]({base_url(app)}errors.json).",
         "",
@@ -165,7 +165,7 @@ def not_found_prefix(app: Sphinx, config: Config) -> None:
     at the path of the site's public URL, or at '/' (sphinx-notfound-page's own default is Read
     the Docs' ``/en/latest/``)."""
     if config.notfound_urls_prefix == config.values["notfound_urls_prefix"].default:
-        url = config.errorkb_base_url or config.html_baseurl or os.environ.get("READTHEDOCS_CANONICAL_URL", "")
+        url = settings(config).base_url or config.html_baseurl or os.environ.get("READTHEDOCS_CANONICAL_URL", "")
         config.notfound_urls_prefix = urlsplit(url).path.rstrip("/") + "/"
 
 

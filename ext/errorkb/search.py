@@ -36,6 +36,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective, SphinxTranslator
 
 from .collector import collector_paused
+from .config import settings
 from .domain import catalogue_of
 from .indexes import BUILDERS
 from .lookup import build_index
@@ -74,7 +75,7 @@ def visit_paste_box(translator: SphinxTranslator, node: paste_box) -> None:
     builder = translator.builder
     if builder.name in BUILDERS:
         action = builder.get_relative_uri(builder.current_docname, PAGE)  # type: ignore[attr-defined]
-        context = {"action": action, "placeholder": builder.config.errorkb_paste_placeholder}
+        context = {"action": action, "placeholder": settings(builder.config).paste_placeholder}
         translator.body.append(builder.templates.render("errorkb-paste-box.html", context))  # type: ignore[attr-defined]
     raise nodes.SkipNode
 
@@ -87,7 +88,7 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     """``html-collect-pages``: the lookup page, in the theme's page layout."""
     if app.builder.name in BUILDERS:
         yield PAGE, {"title": "Find your error", "errorkb_index": INDEX_FILE,
-                     "errorkb_report": report_url(app.config.errorkb_repository_url)}, "page.html"
+                     "errorkb_report": report_url(settings(app.config).repository_url)}, "page.html"
 
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
@@ -117,14 +118,14 @@ def write_index(app: Sphinx, exception: Exception | None) -> None:
         docname = record.path.removesuffix(".md")
         urls[record.id] = app.builder.get_target_uri(docname)
     with collector_paused():
-        index = build_index(catalogue, urls, report=report_url(app.config.errorkb_repository_url))
+        index = build_index(catalogue, urls, report=report_url(settings(app.config).repository_url))
         text = json.dumps(index.to_json(), separators=(",", ":"), ensure_ascii=False)
     out = Path(app.outdir)
     target = out / INDEX_FILE
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     opensearch = app.builder.templates.render(OPENSEARCH_FILE, {  # type: ignore[attr-defined]
-        "name": app.config.project, "description": app.config.errorkb_opensearch_description,
+        "name": app.config.project, "description": settings(app.config).opensearch_description,
         "url": base_url(app) + app.builder.get_target_uri(PAGE)})
     (out / OPENSEARCH_FILE).write_text(opensearch, encoding="utf-8")
 

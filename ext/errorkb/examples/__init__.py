@@ -17,6 +17,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
+from ..config import settings
 from ..domain import catalogue_of
 from .builder import ExamplesBuilder, summary_line
 from .directive import all_snippets, setup_directives, snippets_of, status_pages_of
@@ -54,7 +55,7 @@ def load_all_verified(app: Sphinx, env: BuildEnvironment) -> dict[str, Any]:
 def run_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
     """``env-updated``: decide every snippet's status; return the pages whose statuses changed."""
     snippets = all_snippets(env)
-    execute = app.config.errorkb_run_examples or app.builder.name == ExamplesBuilder.name
+    execute = settings(app.config).run_examples or app.builder.name == ExamplesBuilder.name
 
     def progress(items: Any, length: int) -> Any:
         return status_iterator(items, "running snippets... ", "darkgreen", length, app.verbosity,
