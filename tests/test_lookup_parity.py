@@ -146,7 +146,10 @@ def test_the_browser_compiles_templates_as_templates_py_does(tmp_path: Path):
         texts += [t.text for record in catalogue.records.values() for ts in record.templates for t in ts]
     texts += ["^  Killed {{a}} at {n:int}x$", "a{{b}}c {p:path}: {s:size}/{q:quoted} {t:text}#{d:device}. {i:identifier}-{dt:dtype}(x",
               "^{a:text} failed $$ at {n:int}$", "Fail [{p:path}] - {i:identifier}^ {d:device}\\ end {t:text} rest here",
-              "Killed 😀 (x {t:text}   more) {q:quoted}.*+?|", "^{n:int}: Killed process {i:identifier}]$"]
+              "Killed 😀 (x {t:text}   more) {q:quoted}.*+?|", "^{n:int}: Killed process {i:identifier}]$",
+              "Out of memory: {a:size} free.{? Process {p:int} has {o:size} in use.}{? {x:size} allowed;} Of {t:text}all",
+              "Killed process {p:int}{? ({n:identifier})} total-vm:{vm:int}kB{?, anon-rss:{rss:int}kB}",
+              "^Ran out {?of {i:identifier} }memory{? in {s:path}}$", "Failed {?to {x:text} }now: {d:device}{?:x}"]
     compiled = [build(t, *parse(t)) for t in texts]  # the made-up ones need not pass the proof
     proc = subprocess.run([node, "-e", COMPILE_IN_NODE, str(CORE)], capture_output=True, text=True, timeout=60,
                           input=json.dumps({"templates": texts, "patterns": js_patterns()}))

@@ -31,7 +31,7 @@ from .domain import ErrorDomain, catalogue_of, generated_xref, link_text, relate
 from .indexes import DIMENSIONS, index_link
 from .record_cache import load_catalogue_cached
 from .records import FRAMEWORKS, Catalogue, Example, Record, framework_named
-from .templates import TYPES, Placeholder
+from .templates import TYPES, Optional, Placeholder, Segment
 
 
 logger = logging.getLogger(__name__)
@@ -112,13 +112,21 @@ def template_node(record: Record, index: int) -> nodes.literal_block:
     block = nodes.literal_block(text, classes=["errorkb-template"])
     block.children = []
     compiled = record.templates[index][0]
-    for segment in compiled.segments:
-        if isinstance(segment, Placeholder):
-            label = f"{{{segment.name}}}"
-            block += nodes.inline(label, label, classes=["errorkb-placeholder", f"errorkb-type-{segment.type}"])
-            block[-1]["title"] = f"{segment.type}: {TYPES[segment.type][1]}"
-        else:
-            block += nodes.Text(segment)
+
+    def add(segments: tuple[Segment, ...]) -> None:
+        for segment in segments:
+            if isinstance(segment, Optional):
+                block.append(nodes.Text("{?"))
+                add(segment.segments)
+                block.append(nodes.Text("}"))
+            elif isinstance(segment, Placeholder):
+                label = f"{{{segment.name}}}"
+                block.append(nodes.inline(label, label, classes=["errorkb-placeholder", f"errorkb-type-{segment.type}"],
+                                          title=f"{segment.type}: {TYPES[segment.type][1]}"))
+            else:
+                block.append(nodes.Text(segment))
+
+    add(compiled.segments)
     return block
 
 

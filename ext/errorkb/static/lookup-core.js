@@ -55,7 +55,7 @@
   /* ---- templates (as ext/errorkb/templates.py compiles them) ------------------------------ */
 
   // A doubled (literal) brace first, then a placeholder; templates in an index are valid.
-  const PLACEHOLDER = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}/g;
+  const PLACEHOLDER = /\{\{|\}\}|\{\?|\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}|\}/g;
   const SYNTAX = /[\\^$.|?*+()[\]{}]/g;
   const BLANKS = "[ \\t]+";
 
@@ -75,78 +75,140 @@
     return pattern.startsWith(BLANKS) ? "(?<![ \\t])" + pattern : pattern;
   }
 
+  // Segments: literal strings, placeholders {name, type} and optional parts {optional: [...]}.
   function parseTemplate(text) {
     let body = text.trim();
     const wholeLine = body.length > 1 && body[0] === "^" && body[body.length - 1] === "$";
     if (wholeLine) body = body.slice(1, -1);
     const segments = [];
+    let inner = null;  // the open optional part's segments
     let literal = "";
+    function flush() {
+      if (literal) (inner || segments).push(literal);
+      literal = "";
+    }
     let i = 0;
     for (const m of body.matchAll(PLACEHOLDER)) {
       literal += body.slice(i, m.index);
       i = m.index + m[0].length;
-      if (m[1] === undefined) literal += m[0][0];
+      if (m[0] === "{?") {
+        flush();
+        inner = [];
+      } else if (m[0] === "}") {
+        flush();
+        segments.push({ optional: inner });
+        inner = null;
+      } else if (m[1] === undefined) literal += m[0][0];
       else {
-        if (literal) segments.push(literal);
-        literal = "";
-        segments.push({ name: m[1], type: m[2] || m[1] });
+        flush();
+        (inner || segments).push({ name: m[1], type: m[2] || m[1] });
       }
     }
     literal += body.slice(i);
-    if (literal) segments.push(literal);
+    flush();
     return { segments: segments, wholeLine: wholeLine };
+  }
+
+  // What may come before and after each literal and placeholder, optional parts taken or
+  // skipped (templates.Layout); -1 stands for either end of the template.
+  function layoutOf(segments) {
+    const items = [];
+    const groups = [];
+    segments.forEach(function (seg, pos) {
+      if (seg.optional) for (const item of seg.optional) { items.push(item); groups.push(pos); }
+      else { items.push(seg); groups.push(null); }
+    });
+    const n = items.length;
+    function reach(j, step) {
+      const out = new Set();
+      while (j >= 0 && j < n) {
+        out.add(j);
+        const group = groups[j];
+        if (group === null || (j - step >= 0 && j - step < n && groups[j - step] === group)) return out;
+        while (j >= 0 && j < n && groups[j] === group) j += step;
+      }
+      out.add(-1);
+      return out;
+    }
+    const after = [], before = [], texts = [];
+    for (let i = 0; i < n; i++) { after.push(reach(i + 1, 1)); before.push(reach(i - 1, -1)); }
+    for (let i = 0; i < n; i++) {
+      let item = items[i];
+      if (typeof item !== "string") item = "";
+      if (i === 0) item = item.replace(/^\s+/, "");
+      if (after[i].size === 1 && after[i].has(-1)) item = item.replace(/\s+$/, "");
+      texts.push(item);
+    }
+    function following(i) {
+      return Array.from(after[i]).filter(function (j) { return j >= 0; }).sort(function (a, b) { return a - b; });
+    }
+    return { items: items, groups: groups, after: after, before: before, texts: texts, following: following };
   }
 
   function compileTemplate(text, patterns) {
     const parsed = parseTemplate(text);
-    const segments = parsed.segments;
-    function trimmed(pos) {
-      let seg = segments[pos];
-      if (pos === 0) seg = seg.replace(/^\s+/, "");
-      if (pos === segments.length - 1) seg = seg.replace(/\s+$/, "");
-      return seg;
-    }
+    const lay = layoutOf(parsed.segments);
+    const items = lay.items;
     const literals = {};
-    segments.forEach(function (seg, pos) {
-      if (typeof seg === "string") literals[pos] = literalPattern(trimmed(pos));
+    items.forEach(function (item, i) {
+      if (typeof item === "string") literals[i] = literalPattern(lay.texts[i]);
     });
     const parts = [];
     const names = [];
     const types = [];
-    let literal = "";
-    segments.forEach(function (seg, pos) {
-      if (typeof seg === "string") {
-        literal += seg;
-        parts.push(literals[pos]);
-        return;
+    const groupOf = [];  // each placeholder's capturing group
+    let groups = 0;
+    let opened = 0;
+    items.forEach(function (item, i) {
+      const group = lay.groups[i];
+      if (group !== null && (i === 0 || lay.groups[i - 1] !== group)) {
+        groups += 1;
+        opened = groups;
+        parts.push("(?=((?:");
       }
-      const before = literals[pos - 1];
-      const following = pos + 1 < segments.length ? trimmed(pos + 1) : "";
-      const narrowed = patterns[seg.type][1];
-      let pattern;
-      if (narrowed && following && !/\s/.test(following[0])) {
-        const stop = firstChar(following);
-        pattern = narrowed.replace("{stop}", function () { return escapeLiteral(stop); })
-          .replace("{stop_class}", function () { return escapeInClass(stop); });
-      } else if (seg.type === "text") {
-        const stops = [literals[pos + 1], pos > 0 ? literals[0] : ""].filter(Boolean).map(notInsideBlanks).join("|");
-        pattern = patterns.text[0].replace("{stops}", function () { return stops; });
-        const blankBefore = before !== undefined ? before.endsWith(BLANKS) : parsed.wholeLine;
-        if (blankBefore) pattern = "(?![ \\t])" + pattern;
-      } else {
-        pattern = patterns[seg.type][0];
+      if (typeof item === "string") parts.push(literals[i]);
+      else {
+        const following = lay.following(i);
+        const narrowed = patterns[item.type][1];
+        let stop = "";
+        if (narrowed && !lay.after[i].has(-1)) {
+          const firsts = new Set(following.map(function (j) { return lay.texts[j] ? firstChar(lay.texts[j]) : ""; }));
+          if (firsts.size === 1) stop = firsts.values().next().value;
+          if (/\s/.test(stop)) stop = "";
+        }
+        let pattern;
+        if (stop) {
+          pattern = narrowed.replace("{stop}", function () { return escapeLiteral(stop); })
+            .replace("{stop_class}", function () { return escapeInClass(stop); });
+        } else if (item.type === "text") {
+          const stops = following.map(function (j) { return literals[j]; }).concat([i > 0 ? literals[0] : ""])
+            .filter(Boolean).map(notInsideBlanks).join("|");
+          pattern = patterns.text[0].replace("{stops}", function () { return stops; });
+          let blankBefore = false;
+          for (const j of lay.before[i]) {
+            if (j >= 0 ? literals[j] !== undefined && literals[j].endsWith(BLANKS) : parsed.wholeLine) blankBefore = true;
+          }
+          if (blankBefore) pattern = "(?![ \\t])" + pattern;
+        } else {
+          pattern = patterns[item.type][0];
+        }
+        groups += 1;
+        names.push(item.name);
+        types.push(item.type);
+        groupOf.push(groups);
+        // Atomic, as Python's (?>...): (?=(...))\N.
+        parts.push("(?=(" + pattern + "))\\" + groups);
       }
-      names.push(seg.name);
-      types.push(seg.type);
-      // Atomic, as Python's (?>...): (?=(...))\N.
-      parts.push("(?=(" + pattern + "))\\" + names.length);
+      if (group !== null && (i === items.length - 1 || lay.groups[i + 1] !== group)) parts.push(")?))\\" + opened);
     });
     let source = parts.join("");
     if (parsed.wholeLine) source = "^[ \\t]*" + source + "[ \\t]*$";
+    const required = parsed.segments.filter(function (seg) { return typeof seg === "string"; });
+    const literal = required.join("");
     let spec = 0;
     for (const c of literal) if (!/\s/.test(c)) spec += 1;
-    const runs = Array.from(new Set([].concat.apply([], segments.map(function (seg) {
-      return typeof seg === "string" ? seg.split(/\s+/).filter(Boolean) : [];
+    const runs = Array.from(new Set([].concat.apply([], required.map(function (seg) {
+      return seg.split(/\s+/).filter(Boolean);
     }))));
     // The least likely in a log first (lookup.Entry.runs).
     function weight(run) {
@@ -155,18 +217,17 @@
       return w;
     }
     runs.sort(function (a, b) { return weight(b) - weight(a) || (a < b ? -1 : a > b ? 1 : 0); });
-    return { js: source, names: names, types: types, spec: spec, literal: literal, words: wholeWords(parsed),
-      runs: runs };
+    return { js: source, names: names, types: types, groups: groupOf, spec: spec, literal: literal,
+      words: wholeWords(parsed, lay), runs: runs };
   }
 
   // Literal words (3+ characters) that a matching line holds as whole words (lookup.whole_words).
-  function wholeWords(parsed) {
+  function wholeWords(parsed, lay) {
     const words = new Set();
-    const segments = parsed.segments;
-    segments.forEach(function (seg, pos) {
-      if (typeof seg !== "string") return;
-      const openStart = pos > 0 || !parsed.wholeLine;
-      const openEnd = pos < segments.length - 1 || !parsed.wholeLine;
+    lay.items.forEach(function (seg, i) {
+      if (typeof seg !== "string" || lay.groups[i] !== null) return;
+      const openStart = !(lay.before[i].size === 1 && lay.before[i].has(-1)) || !parsed.wholeLine;
+      const openEnd = !(lay.after[i].size === 1 && lay.after[i].has(-1)) || !parsed.wholeLine;
       const text = parsed.wholeLine ? seg.trim() : seg;
       for (const m of text.matchAll(WORDS)) {
         if (m[0].length < 3) continue;
@@ -567,7 +628,10 @@
       let template = h.name;
       if (h.m) {
         const entry = compiled(index, h.order);
-        entry.names.forEach(function (name, i) { values[name] = parseValue(entry.types[i], h.m[i + 1]); });
+        entry.names.forEach(function (name, i) {
+          const raw = h.m[entry.groups[i]];
+          if (raw !== undefined) values[name] = parseValue(entry.types[i], raw);
+        });
         template = index.templates[h.order].text;
       }
       return {
