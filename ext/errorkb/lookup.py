@@ -32,6 +32,8 @@ reads.  ``lookup`` runs one paste:
    once, at its best occurrence in the same order, a template's match before its name and the
    last occurrence among equals.  When nothing matches exactly, records are ranked by BM25 over
    their literal words, titles, codes, ids and examples and labelled closest, not exact.
+6. An exact match by a template carries the values it read, and the record's diagnoses that
+   those values meet (``diagnoses.py``).
 
 Nothing here imports Sphinx.
 """
@@ -45,16 +47,16 @@ import functools
 import itertools
 import math
 import re
-from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import diagnoses
 from .collector import collector_paused
-from .templates import Template, Value, compile_template, js_patterns, parse
+from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, compile_template, js_patterns, parse, values_of
 
 if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
     from .records import Catalogue, Record
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 10 * 1024 * 1024
 #: Most lines searched; a paste with more is cut to its last ones.
@@ -67,6 +69,20 @@ SCAN_FROM = 1000
 #: BM25 parameters of the closest-match ranking.
 BM25_K1 = 1.2
 BM25_B = 0.75
+
+#: What a result says about the paste; ``{count}`` and ``{limit}`` are numbers with thousands separators.
+NOTICES = {
+    "empty": "The paste is empty.",
+    "binary": "The paste looks like binary data, not text; nothing was searched.",
+    "characters": "The paste has {count} characters; only its last {limit} were searched.",
+    "lines": "The paste has {count} lines; only its last {limit} were searched.",
+    "cut": "{count} line(s) longer than {limit} characters were cut.",
+}
+
+
+def notice(key: str, count: int = 0, limit: int = 0) -> str:
+    return NOTICES[key].format(count=f"{count:,}", limit=f"{limit:,}")
+
 
 # Character ranges (first, last code point), shipped in the index for the browser.
 #: Unicode's format characters (category Cf): zero-width, bidi and other invisible marks.
@@ -121,7 +137,16 @@ PATTERNS = {
     "quote": r"""["`“”«»]|(?<![A-Za-z0-9])['‘’]|['‘’](?![A-Za-z0-9])""",
     # Codes, ids and aliases as written in a line.
     "token": r"[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,200}[A-Za-z0-9_])?",
+    # A line's words (short-listing), BM25's terms, a word character, a paste of blanks only.
+    "word": WORD.pattern,
+    "term": r"[A-Za-z_][A-Za-z0-9_]*",
+    "word_char": r"[A-Za-z0-9_]",
+    "blank": r"^[ \t\n\r\x0b\x0c]*$",
+    # Digits only: a code such as 53300, named only in a one-line paste.
+    "digits": r"^[0-9]+$",
 }
+#: Curved quotes and guillemets as the straight quote, or the opening mark, they close.
+QUOTE_KINDS = {"‘": "'", "’": "'", "”": "“", "»": "«"}
 
 # Standings of an occurrence (see the module's docstring): a mention is not an exact match.
 MENTION, OTHER, ERROR = 0, 1, 2
@@ -142,11 +167,12 @@ _HINT = re.compile(PATTERNS["hint"])
 _QUOTE = re.compile(PATTERNS["quote"])
 _CLASS_CALL = re.compile(PATTERNS["class_call"])
 _TOKEN = re.compile(PATTERNS["token"])
+_DIGITS = re.compile(PATTERNS["digits"])
 _CLEAN = {**_table(DROPPED, None), **_table(SPACES, " ")}
 _NOT_TEXT = _table(NOT_TEXT, None)
-_TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
-_BLANK = re.compile(r"[ \t\n\r\x0b\x0c]*")
+_TERM = re.compile(PATTERNS["term"])
+_WORD_CHAR = re.compile(PATTERNS["word_char"])
+_BLANK = re.compile(PATTERNS["blank"])
 # Bytes of UTF-8 text to its words: ASCII letters lower case, digits and '_' kept, line ends
 # kept, every other byte a space (a non-ASCII character ends a word, as WORD says).
 _TO_WORDS = bytes(
@@ -203,7 +229,7 @@ class Name(NamedTuple):
 
     @property
     def digits(self) -> bool:
-        return self.text.isdigit()  # a name is ASCII (_TOKEN)
+        return _DIGITS.match(self.text) is not None
 
 
 @dataclasses.dataclass
@@ -218,7 +244,7 @@ class Bm25:
 
 @dataclasses.dataclass
 class LookupIndex:
-    records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases
+    records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases, diagnoses
     entries: list[Entry]  # in the order of their records
     words: list[str]  # per record: the words of its aliases and examples that the ranking reads
     report: str | None = None  # the issue form for errors not in the catalogue, if any
@@ -273,20 +299,24 @@ class LookupIndex:
     def to_json(self) -> dict[str, Any]:
         """The index as shipped to the browser; ``from_json`` reads it back.
 
-        One array per record: ``[id, code, title, url, fixes, words, templates, aliases]``, each
-        template ``[text, key]``.  What can be worked out from the template text (its matcher,
+        One array per record: ``[id, code, title, url, fixes, words, templates, aliases,
+        diagnoses]``, each template ``[text, key]``, each diagnosis as ``Diagnosis.as_json``.  What can be worked out from the template text (its matcher,
         placeholder names and types, words, the ranking's term counts) is left out, and of the
         examples only the words that give terms.  ``patterns`` gives the browser each placeholder
-        type's pattern to compile the templates with, ``text`` the character ranges and
-        expressions that clean a paste and weigh its lines, ``limits`` and ``bm25`` the numbers
-        above, ``report`` the issue form for an error that is not in the catalogue (or null).
+        type's pattern to compile the templates with, ``text`` the character ranges,
+        expressions and quotation marks that clean a paste and weigh its lines, ``notices`` what
+        a result says about the paste, ``units`` the factors of sizes' units and the units sizes
+        are shown in, ``limits`` and ``bm25`` the numbers above, ``report`` the issue form for
+        an error that is not in the catalogue (or null).
         """
-        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, [], rec["aliases"]]
+        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, [], rec["aliases"],
+                 [d.as_json() for d in rec["diagnoses"]]]
                 for rec, words in zip(self.records, self.words)]
         for e in self.entries:
             rows[e.record][6].append([e.text, e.key])
-        text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, **PATTERNS}
-        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text,
+        text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
+        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text, "notices": NOTICES,
+                "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}
 
@@ -297,9 +327,9 @@ class LookupIndex:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
         records, entries, words = [], [], []
         with collector_paused():
-            for r, (id_, code, title, url, fixes, record_words, templates, aliases) in enumerate(data["records"]):
+            for r, (id_, code, title, url, fixes, record_words, templates, aliases, found) in enumerate(data["records"]):
                 records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
-                                "aliases": aliases})
+                                "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in found]})
                 words.append(record_words)
                 entries += [Entry(r, text, key) for text, key in templates]
             return cls(records, entries, words, data.get("report"))
@@ -320,7 +350,8 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
-                        "fixes": [f.title for f in record.fixes[:fixes]], "aliases": list(record.aliases)})
+                        "fixes": [f.title for f in record.fixes[:fixes]], "aliases": list(record.aliases),
+                        "diagnoses": diagnoses.of_record(record)})
         for templates in record.templates:
             for template in templates:
                 pending.append((r, template, whole_words(template)))
@@ -398,12 +429,12 @@ def normalise(paste: str) -> Paste:
     """Cut a paste into searchable lines (see the module's docstring, step 1)."""
     notices: list[str] = []
     if len(paste) > MAX_PASTE:
-        notices.append(f"The paste has {len(paste):,} characters; only its last {MAX_PASTE:,} were searched.")
+        notices.append(notice("characters", len(paste), MAX_PASTE))
         paste = paste[-MAX_PASTE:]
     paste = _ANSI.sub("", paste).replace("\r\n", "\n").replace("\r", "\n").translate(_CLEAN)
     raw = paste.split("\n")
     if len(raw) > MAX_LINES:
-        notices.append(f"The paste has {len(raw):,} lines; only its last {MAX_LINES:,} were searched.")
+        notices.append(notice("lines", len(raw), MAX_LINES))
         raw = raw[-MAX_LINES:]
         paste = "\n".join(raw)
     paste = _LATER_PREFIX.sub("\n", paste)
@@ -413,7 +444,7 @@ def normalise(paste: str) -> Paste:
     cut = sum(1 for line in lines if len(line) > MAX_LINE_CHARS)
     if cut:
         lines = [line[:MAX_LINE_CHARS] for line in lines]
-        notices.append(f"{cut:,} line(s) longer than {MAX_LINE_CHARS:,} characters were cut.")
+        notices.append(notice("cut", cut, MAX_LINE_CHARS))
     return Paste(lines, raw, notices)
 
 
@@ -432,8 +463,9 @@ class Match:
     template: str = ""  # the template, or the code, id or alias, that matched
 
     @property
-    def explanation(self) -> dict[str, Any] | None:
-        return explain(self.values)
+    def diagnoses(self) -> list[dict[str, Any]]:
+        """What the record says the values mean: its diagnoses that hold (see ``diagnoses.py``)."""
+        return diagnoses.diagnose(self.record["diagnoses"], self.values)
 
     def as_json(self) -> dict[str, Any]:
         """The entry of ``errorkb lookup --json``; ``line`` is 1-based, as shown to people."""
@@ -443,7 +475,7 @@ class Match:
                 "values": {k: v.as_json() for k, v in self.values.items()}, "url": self.record["url"],
                 "line": self.line + 1 if found else None, "lines": self.lines,
                 "span": list(self.span) if found else None, "text": self.text if found else None,
-                "explanation": self.explanation["text"] if self.explanation else None}
+                "diagnoses": self.diagnoses}
 
 
 @dataclasses.dataclass
@@ -458,10 +490,10 @@ class Result:
 
 def lookup(index: LookupIndex, paste: str, top: int = 5) -> Result:
     """Find the records whose messages appear in ``paste``, best first."""
-    if _BLANK.fullmatch(paste):
-        return Result([], ["The paste is empty."])
+    if _BLANK.match(paste):
+        return Result([], [notice("empty")])
     if looks_binary(paste):
-        return Result([], ["The paste looks like binary data, not text; nothing was searched."])
+        return Result([], [notice("binary")])
     normalised = normalise(paste)
     matches = exact_matches(index, normalised)
     if not matches:
@@ -655,7 +687,7 @@ def _quoted_in_prose(text: str) -> bool:
     opened: dict[str, int] = {}  # kind of quotation -> where its open one starts
     for m in _QUOTE.finditer(text):
         mark = m.group()
-        kind = _QUOTE_KINDS.get(mark, mark)
+        kind = QUOTE_KINDS.get(mark, mark)
         if mark in "”»":
             opened.pop(kind, None)
         elif mark in "“«" or kind not in opened:
@@ -669,7 +701,6 @@ def _quoted_in_prose(text: str) -> bool:
     return False
 
 
-_QUOTE_KINDS = {"‘": "'", "’": "'", "”": "“", "»": "«"}
 
 
 def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
@@ -686,8 +717,7 @@ def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
     for h in ordered:
         if h.match is not None:
             entry = index.entries[h.order]
-            values = {ph.name: Value.parse(ph.type, h.match.group(f"p{i}"))
-                      for i, ph in enumerate(entry.template.placeholders)}
+            values = values_of(entry.template, h.match)
             template = entry.text
         else:
             values, template = {}, h.name
@@ -717,62 +747,3 @@ def closest(index: LookupIndex, lines: list[str]) -> list[Match]:
         if score > 0:
             scores.append((-score, r))
     return [Match(index.records[r], False, round(-s, 4), {}) for s, r in sorted(scores)]
-
-
-# ---------------------------------------------------------------------------------------------
-# What the numbers mean
-
-
-def fixed(x: float, digits: int) -> str:
-    """``x`` with ``digits`` decimals, an exact tie rounded up: as JavaScript's ``toFixed`` does.
-
-    Python's own formatting rounds ties to even (1.125 -> "1.12"), the browser up ("1.13").
-    """
-    return str(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
-
-
-def format_bytes(n: float) -> str:
-    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if abs(n) >= factor:
-            return f"{fixed(n / factor, 2)} {unit}"
-    return f"{fixed(n, 0)} bytes"
-
-
-def explain(values: dict[str, Value]) -> dict[str, Any] | None:
-    """Read conventionally named sizes: how far short the device is, and what would close it.
-
-    ``used`` or ``requested`` against ``capacity`` (or ``limit``) gives the ratio and the
-    shortfall (``excess`` when the message states it); ``requested`` against ``free`` gives the
-    shortfall of one allocation.  Returns ``{"ratio", "shortfall", "text"}`` or None.
-    """
-    def size(name: str) -> float | None:
-        v = values.get(name)
-        return v.number if v is not None and v.type == "size" else None
-
-    need = size("used") or size("requested")
-    capacity = size("capacity") or size("limit")
-    excess = size("excess")
-    requested, free = size("requested"), size("free")
-    if not need and capacity and excess:
-        need = capacity + excess
-    if need and capacity and need > capacity:
-        shortfall = excess or need - capacity
-        ratio = need / capacity
-        pct = shortfall / need * 100
-        text = (f"Needs {fixed(ratio, 2)}x this device's memory: {format_bytes(need)} against "
-                f"{format_bytes(capacity)}, {format_bytes(shortfall)} short. To fit, peak memory must "
-                f"shrink by at least {fixed(pct, 0)}%")
-        if ratio <= 2:
-            text += "; halving the largest arrays (bfloat16) or the batch can be enough."
-        else:
-            text += "; halving is not enough, so look for an unsharded array or an unexpected large allocation first."
-        return {"ratio": round(ratio, 4), "shortfall": shortfall, "text": text}
-    if requested and free is not None and requested > free:
-        shortfall = requested - free
-        text = f"Asked for {format_bytes(requested)} with {format_bytes(free)} free: {format_bytes(shortfall)} short."
-        if capacity and requested < capacity:
-            pct = requested / capacity * 100
-            text += (f" The request is {fixed(pct, 1)}% of the device's {format_bytes(capacity)}: most memory is already "
-                     "held, so free or defragment what is held rather than only shrinking this request.")
-        return {"ratio": None, "shortfall": shortfall, "text": text}
-    return None

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .diagnoses import problems_of as diagnosis_problems
 from .templates import WORD, Template, TemplateError, compile_template
 
 try:  # the C loader is several times faster where libyaml is present
@@ -152,6 +153,7 @@ class Frontmatter(BaseModel):
     related: list[str] = []
     aliases: list[str] = []
     references: list[str] = []
+    diagnoses: list[dict[str, Any]] = []  # checked by diagnoses.problems_of
 
     @field_validator("frameworks", "related")
     @classmethod
@@ -292,6 +294,10 @@ def load_record(path: Path, text: str | None = None, *, root: Path | None = None
     body_line = fm_lines + 1
     sections, fixes, section_problems = parse_body(body, body_line)
     problems += [Problem(shown, line, msg) for line, msg in section_problems]
+    if fields is not None and not template_problems:
+        compiled = [t for ts in templates for t in ts]
+        problems += [Problem(shown, _line_for(lines, key), f"{key}: {message}")
+                     for key, message in diagnosis_problems(fields.diagnoses, compiled, [f.title for f in fixes])]
     if problems or fields is None:
         raise RecordError(problems)
     return Record(fields, shown, tuple(templates), sections, tuple(fixes), body, body_line, fm_lines, lines)

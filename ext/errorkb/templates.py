@@ -360,21 +360,21 @@ def json_number(x: float) -> float | int | None:
     return float(x)
 
 
-_UNIT_FACTORS = {
+UNIT_FACTORS = {
     "b": 1, "byte": 1, "bytes": 1,
     "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5, "e": 1024**6,
     "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4, "pib": 1024**5, "eib": 1024**6,
     "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4, "pb": 1000**5, "eb": 1000**6,
 }
-_SIZE_PARTS = re.compile(r"([0-9]+(?:[.,][0-9]*)?)[ \t]?([A-Za-z]+)")
+SIZE_PARTS = re.compile(r"([0-9]+(?:[.,][0-9]*)?)[ \t]?([A-Za-z]+)")
 
 
 def parse_size(text: str) -> float | None:
     """Bytes in a size such as ``49.34G`` (binary, as XLA prints) or ``2.00 GB`` (decimal)."""
-    m = _SIZE_PARTS.fullmatch(text.strip())
+    m = SIZE_PARTS.fullmatch(text.strip())
     if not m:
         return None
-    factor = _UNIT_FACTORS.get(m.group(2).lower())
+    factor = UNIT_FACTORS.get(m.group(2).lower())
     if factor is None:
         return None
     return round(float(m.group(1).replace(",", ".")) * factor)
