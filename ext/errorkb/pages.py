@@ -27,6 +27,7 @@ from sphinx.util.docutils import SphinxDirective
 from .badges import badge
 from .config import option_values, size
 from .design import dropdown, tab_set
+from .diagnoses_table import diagnoses_section
 from .domain import ErrorDomain, catalogue_of, generated_xref, link_text, related_of
 from .indexes import DIMENSIONS, index_link
 from .record_cache import load_catalogue_cached
@@ -159,7 +160,7 @@ class RecordDirective(SphinxDirective):
                 card += nodes.paragraph(text=message.note, classes=["errorkb-note"])
             card += examples_node(message.examples)
             messages += card
-        return [index, summary, badges, messages]
+        return [index, summary, badges, messages, *diagnoses_section(self.state.document, record)]
 
 
 SHOWN_EXAMPLES = 3  # examples shown open; the others fold into a dropdown
