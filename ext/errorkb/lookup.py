@@ -14,8 +14,9 @@ reads.  ``lookup`` runs one paste:
    line joined with one space to the line before or after it (a wrapped message), for a match
    that crosses the join.  A template is tried on a line only when the line holds its rarest
    literal word (lowest document frequency over all templates; the longest literal run where it
-   has no whole word), all its other words and all its literal runs; templates are linear
-   (``templates.py``), so the whole search is linear in the paste.  Every occurrence counts.
+   has no whole word), all its other words and all its literal runs (``matcher.py``, shared with
+   the record checks and the snippet judge); templates are linear (``templates.py``), so the
+   whole search is linear in the paste.  Every occurrence counts.
 3. Each occurrence gets a standing from what precedes it in its line: an *error line* when an
    exception class or status label (``RuntimeError:``, ``RESOURCE_EXHAUSTED:``) or a log level
    (``ERROR``, ``FATAL``, glog's ``E``/``F``) comes before it, or nothing does; a *mention* when,
@@ -40,18 +41,17 @@ Nothing here imports Sphinx.
 
 from __future__ import annotations
 
-import bisect
 import collections
 import dataclasses
 import functools
-import itertools
 import math
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import diagnoses
 from .collector import collector_paused
-from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, compile_template, js_patterns, parse, values_of
+from .matcher import Candidate, LineMatcher, LineWords, keys_for, rank_key, whole_words
+from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, js_patterns, parse, values_of
 
 if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
     from .records import Catalogue, Record
@@ -173,47 +173,15 @@ _NOT_TEXT = _table(NOT_TEXT, None)
 _TERM = re.compile(PATTERNS["term"])
 _WORD_CHAR = re.compile(PATTERNS["word_char"])
 _BLANK = re.compile(PATTERNS["blank"])
-# Bytes of UTF-8 text to its words: ASCII letters lower case, digits and '_' kept, line ends
-# kept, every other byte a space (a non-ASCII character ends a word, as WORD says).
-_TO_WORDS = bytes(
-    c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122 or c in (95, 10)) else 32
-    for c in range(256)
-)
-
-
 # ---------------------------------------------------------------------------------------------
 # The index
 
 
 @dataclasses.dataclass
-class Entry:
+class Entry(Candidate):
     """One template of one record, with the rarest of its words, which short-lists it."""
 
-    record: int  # index into LookupIndex.records
-    text: str
-    key: str | None  # the rarest of ``words``; None: found by its longest literal run
-    compiled: Template | None = None
-
-    @property
-    def template(self) -> Template:
-        """Compiled on first use: a search compiles only the templates it short-lists."""
-        if self.compiled is None:
-            self.compiled = compile_template(self.text)
-        return self.compiled
-
-    @functools.cached_property
-    def words(self) -> tuple[bytes, ...]:
-        """Whole literal words (lower case, as bytes) every matching line contains."""
-        return tuple(w.encode() for w in whole_words(self.template)) if self.key is not None else ()
-
-    @functools.cached_property
-    def runs(self) -> tuple[str, ...]:
-        """Literal runs without blanks, every one of which a matching line contains; the least
-        likely in a log first (the longest, a character other than a lower-case letter counting
-        thrice), the one looked for across a whole paste."""
-        segments, _ = parse(self.text)
-        runs = {run for s in segments if isinstance(s, str) for run in s.split()}
-        return tuple(sorted(runs, key=lambda r: (-sum(1 if "a" <= c <= "z" else 3 for c in r), r)))
+    record: int = 0  # index into LookupIndex.records
 
     @property
     def specificity(self) -> int:
@@ -331,7 +299,7 @@ class LookupIndex:
                 records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
                                 "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in found]})
                 words.append(record_words)
-                entries += [Entry(r, text, key) for text, key in templates]
+                entries += [Entry(text, key, record=r) for text, key in templates]
             return cls(records, entries, words, data.get("report"))
 
 
@@ -356,20 +324,9 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
             for template in templates:
                 pending.append((r, template, whole_words(template)))
         record_words.append(ranking_words([*record.aliases, *(e.text for message in record.messages for e in message.examples)]))
-    df: dict[str, int] = {}
-    for _, _, words in pending:
-        for w in words:
-            df[w] = df.get(w, 0) + 1
-    entries = [
-        Entry(r, t.text, min(words, key=lambda w: (df[w], -len(w), w)) if words else None, t)
-        for r, t, words in pending
-    ]
+    keys = keys_for([words for _, _, words in pending])
+    entries = [Entry(t.text, key, t, record=r) for (r, t, _), key in zip(pending, keys)]
     return LookupIndex(records, entries, record_words, report)
-
-
-def whole_words(template: Template) -> tuple[str, ...]:
-    """The template's whole words (see ``Template.whole_words``) of 3+ characters, lower case."""
-    return tuple(sorted({w.lower() for w in template.whole_words if len(w) >= 3}))
 
 
 def parse_literal_text(text: str) -> str:
@@ -521,14 +478,18 @@ class Hit:
 def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     """Records with a template that matches a line or two adjacent lines joined, or whose code,
     id or alias a line names, ranked (see the module's docstring)."""
-    lines = paste.lines
-    words = _LineWords(lines)
+    words = LineWords(paste.lines)
     holding = words.holding(index.keys)  # key -> the lines that hold it
-    matcher = _Matcher(index, paste, words)
+    matcher = LineMatcher(paste.lines, words, SCAN_FROM)
     short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
     for e in index.always:
         short_listed[e] = matcher.lines_holding(index.entries[e].runs[0])
-    hits = [h for e, found in short_listed.items() for h in matcher.hits(e, found)]
+    hits = []
+    for e, found in short_listed.items():
+        entry = index.entries[e]
+        for first, count, text, m in matcher.hits(entry, found):
+            hits.append(Hit(entry.record, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
+                            entry.specificity, e, m))
     named: dict[int, set[int]] = {}  # line -> the records one of whose names ends with a word it holds
     for key in holding.keys() & index.by_name_word.keys():
         for i in holding[key]:
@@ -538,99 +499,6 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     for i, records in named.items():
         exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched)
     return _rank(index, exact)
-
-
-class _LineWords:
-    """The words of each line (lower case, as bytes), worked out in one pass over the paste."""
-
-    def __init__(self, lines: list[str]):
-        encoded = "\n".join(lines).encode("utf-8", "surrogatepass").translate(_TO_WORDS)
-        self.split = encoded.split(b"\n")
-        self.sets: dict[int, set[bytes]] = {}
-
-    def holding(self, keys: frozenset[bytes]) -> dict[bytes, list[int]]:
-        """The lines that hold each of ``keys`` that the paste holds."""
-        found: dict[bytes, list[int]] = {}
-        isdisjoint, intersection = keys.isdisjoint, keys.intersection
-        for i, line in enumerate(self.split):
-            if line and not isdisjoint(words := line.split()):
-                for key in intersection(words):
-                    if key in found:
-                        found[key].append(i)
-                    else:
-                        found[key] = [i]
-        return found
-
-    def __getitem__(self, i: int) -> set[bytes]:
-        if i not in self.sets:
-            self.sets[i] = set(self.split[i].split())
-        return self.sets[i]
-
-
-class _Matcher:
-    """Runs one template on the lines that short-list it; a text is searched once."""
-
-    def __init__(self, index: LookupIndex, paste: Paste, words: _LineWords):
-        self.index, self.paste, self.words = index, paste, words
-        self.searched: dict[tuple[int, str], list[re.Match[str]]] = {}
-        self.holding_run: dict[str, list[int]] = {}
-
-    @functools.cached_property
-    def flat(self) -> tuple[str, list[int]]:
-        """The paste's lines as one text, and where each line starts in it."""
-        lines = self.paste.lines
-        return "\n".join(lines), list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
-
-    def lines_holding(self, run: str) -> list[int]:
-        """The lines that contain ``run`` (once per copy), found in one scan of the paste."""
-        if run not in self.holding_run:
-            flat, starts = self.flat
-            found = self.holding_run[run] = []
-            at = flat.find(run)
-            while at >= 0:
-                found.append(bisect.bisect_right(starts, at) - 1)
-                at = flat.find(run, at + 1)
-        return self.holding_run[run]
-
-    def search(self, e: int, text: str) -> list[re.Match[str]]:
-        found = self.searched.get((e, text))
-        if found is None:
-            found = self.searched[(e, text)] = list(self.index.entries[e].template.regex.finditer(text))
-        return found
-
-    def hits(self, e: int, short_listed: list[int]) -> list[Hit]:
-        """Every occurrence of entry ``e`` in a short-listed line; where the line alone gives
-        none, in it joined to the line before or after, crossing the join."""
-        entry, lines, words = self.index.entries[e], self.paste.lines, self.words
-        if len(short_listed) > SCAN_FROM:  # keep the lines near a copy of its longest literal run
-            near = {j + step for j in self.lines_holding(entry.runs[0]) for step in (-1, 0, 1)}
-            short_listed = [i for i in short_listed if i in near]
-        hits: list[Hit] = []
-        tried: set[int] = set()  # first lines of the pairs tried
-
-        def hit(first: int, count: int, text: str, m: re.Match[str]) -> Hit:
-            return Hit(entry.record, first, count, text, m.span(), standing(self.paste, first, text, m.start()),
-                       False, entry.specificity, e, m)
-
-        for i in dict.fromkeys(short_listed):
-            text = lines[i]
-            if all(run in text for run in entry.runs) and all(w in words[i] for w in entry.words):
-                found = self.search(e, text)
-                if found:
-                    hits += [hit(i, 1, text, m) for m in found]
-                    continue
-            for first in (i - 1, i):
-                other = i + 1 if first == i else first
-                if first < 0 or other >= len(lines) or first in tried or not lines[other].strip():
-                    continue
-                if not all(run in text or run in lines[other] for run in entry.runs):
-                    continue
-                tried.add(first)
-                if not all(w in words[first] or w in words[first + 1] for w in entry.words):
-                    continue
-                joined, join = lines[first] + " " + lines[first + 1], len(lines[first])
-                hits += [hit(first, 2, joined, m) for m in self.search(e, joined) if m.start() < join < m.end() - 1]
-        return hits
 
 
 def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matched: bool) -> list[Hit]:
@@ -711,8 +579,8 @@ def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
             named.add(h.record)
         if h.record not in best or _strength(h) > _strength(best[h.record]):
             best[h.record] = h
-    ordered = sorted(best.values(), key=lambda h: (h.record not in named, -h.specificity, -h.standing, h.line,
-                                                   h.span[0], h.order))
+    ordered = sorted(best.values(), key=lambda h: (h.record not in named, *rank_key(h.specificity, h.standing, h.line,
+                                                                                   h.span[0], h.order)))
     matches = []
     for h in ordered:
         if h.match is not None:
