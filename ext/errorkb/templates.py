@@ -5,8 +5,8 @@ A template is literal text with typed placeholders, e.g.
 ``{?...}`` is an optional part, for what only some releases or settings print:
 ``is free.{? Process {pid:int} has {other:size} memory in use.}`` matches with or without the
 sentence, and gives ``pid`` and ``other`` only when the line holds it.  ``{`` followed by ``?``
-was never valid in a template, so no template written without optional parts changes meaning;
-inside one, a lone ``}`` closes it.
+cannot start a placeholder, so optional parts leave the meaning of every template without them
+as it is (square brackets stay literal); inside one, a lone ``}`` closes it.
 
 Each template compiles to one regular expression, ``L0 P1 L1 ... Pk Lk``: literal runs ``Li``
 (blanks match any run of spaces and tabs) and placeholders ``Pi``, some of them inside optional
