@@ -69,7 +69,7 @@ def test_json_output_is_strict_whatever_the_numbers(capsys):
     def refuse(constant: str) -> None:
         raise AssertionError(f"{constant} is not JSON")
 
-    used = json.loads(out, parse_constant=refuse)["matches"][0]["values"]["used"]
+    used = json.loads(out, parse_constant=refuse)["matches"][0]["values"]["estimate"]
     assert used == {"type": "float", "text": "1e999", "value": None}
 
 

@@ -212,3 +212,13 @@ def test_every_record_whose_messages_carry_sizes_has_a_diagnosis():
                if sum(p.type == "size" for ts in record.templates for t in ts for p in t.placeholders) >= 2
                and not of_record(record)]
     assert missing == []
+
+
+@pytest.mark.parametrize(("when", "words"), [
+    ("other > capacity / 4", "other is more than capacity / 4"),
+    ("not has(pid) and (free + other) * 2 <= 1.5 GiB", "not the message gives pid and (free + other) × 2 is at most 1.50 GiB"),
+    ("requested / capacity >= 0.25 or -free != 0", "requested / capacity is at least 0.25 or -free differs from 0"),
+])
+def test_the_record_page_says_each_condition_in_words(when, words):
+    from errorkb.diagnoses_table import in_words
+    assert in_words(parse_condition(when)) == words

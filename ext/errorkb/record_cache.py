@@ -11,7 +11,7 @@ import os
 import pickle
 from pathlib import Path
 
-from . import __version__, records, templates
+from . import __version__, diagnoses, records, templates
 from .collector import collector_paused
 from .records import MAX_RECORD_BYTES, Catalogue, Problem, RecordCache, load_catalogue
 
@@ -19,8 +19,8 @@ CACHE_FILE = "errorkb-records.pickle"
 
 
 def _fingerprint() -> str:
-    """Changes whenever the record model or the template compiler does."""
-    code = b"".join(Path(m.__file__).read_bytes() for m in (records, templates))  # type: ignore[arg-type]
+    """Changes whenever the record model, the template compiler or the diagnoses' checks do."""
+    code = b"".join(Path(m.__file__).read_bytes() for m in (records, templates, diagnoses))  # type: ignore[arg-type]
     return hashlib.blake2b(code + __version__.encode(), digest_size=16).hexdigest()
 
 

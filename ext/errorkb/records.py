@@ -675,15 +675,11 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
     for record in records.values():
         for i, message in enumerate(record.messages):
             for j, example in enumerate(message.examples):
-                found = matcher.find(filed, [example.text])
+                found = matcher.find(filed, example.text.splitlines())
                 own = min((rank(f) for f in found if owners[f[0]] is record), default=None)
-                clash = next((k for k, hit in sorted(found, key=rank) if owners[k] is not record
-                              and (own is None or rank((k, hit)) <= own)), None)
-                if clash is not None:
-                    key = f"messages[{i}].examples[{j}]"
-                    problems.append(Problem(
-                        record.path, record.line_of(key),
-                        f"{key} is also matched by {owners[clash].id}'s template {filed[clash].text!r}, "
-                        "which ranks as high as its own",
-                    ))
+                clashes = {k for k, hit in found if owners[k] is not record and (own is None or rank((k, hit)) <= own)}
+                key = f"messages[{i}].examples[{j}]"
+                problems += [Problem(record.path, record.line_of(key),
+                                     f"{key} is also matched by {owners[k].id}'s template {filed[k].text!r}, "
+                                     "which ranks as high as its own") for k in sorted(clashes)]
     return problems
