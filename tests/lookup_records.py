@@ -45,6 +45,24 @@ CODED = {
 }
 
 
+# id -> diagnoses, as YAML lines under `diagnoses:`
+DIAGNOSES = {
+    "demo-cuda-detail": [
+        '  - when: "requested > free and requested < capacity / 2"',
+        '    say: "Asked for {requested} with {free} free, {requested - free} short: what is held fills the device"',
+        "    fix: Free what you no longer need",
+        "  - when: used / capacity > 0.5",
+        '    say: "{used / capacity:%} of the device is allocated: {used} of {capacity}"',
+        "    fix: 1",
+    ],
+    "demo-hbm-limit": [
+        "  - when: used / limit > 1.1",
+        '    say: "Needs {used / limit}x the memory of {chip}, {used - limit} over"',
+        "    fix: Use a smaller batch",
+    ],
+}
+
+
 def record_markdown(id_: str) -> str:
     source, code, title, messages, *aliases = {**RECORDS, **CODED}[id_]
     lines = ["messages:"]
@@ -57,6 +75,8 @@ def record_markdown(id_: str) -> str:
     rest = rest.split("related:", 1)[1]
     text = head + "\n".join(lines) + "\nrelated:" + rest
     text = text.replace("title: Demo device ran out of memory", f"title: {title}")
+    if id_ in DIAGNOSES:
+        text = text.replace("related: []", "related: []\ndiagnoses:\n" + "\n".join(DIAGNOSES[id_]))
     if aliases:
         text = text.replace("related: []", f"related: []\naliases: {json.dumps(aliases[0])}")
     if code is None:

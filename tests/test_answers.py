@@ -65,8 +65,8 @@ errorkb: demo-cuda-detail (DCD): Demo CUDA allocation failed, with the device's 
   capacity = 6.00 GiB (6,442,450,944 bytes)
   used = 3.49 GiB (3,747,358,966 bytes)
   free = 1.04 GiB (1,116,691,497 bytes)
-  Asked for 1.71 GiB with 1.04 GiB free: 686.08 MiB short. The request is 28.5% of the device's 6.00 GiB: \
-most memory is already held, so free or defragment what is held rather than only shrinking this request.
+  Asked for 1.71 GiB with 1.04 GiB free, 686.08 MiB short: what is held fills the device (fix 2: Free what you no longer need)
+  58% of the device is allocated: 3.49 GiB of 6.00 GiB (fix 1: Use a smaller batch)
   fix 1: Use a smaller batch
   fix 2: Free what you no longer need
   more: errorkb explain demo-cuda-detail

@@ -71,15 +71,21 @@ def test_short_list_finds_what_every_template_finds(tmp_path: Path) -> None:
         path.write_text(render_record(record), encoding="utf-8")
         loaded[record.id] = load_record(path, schema=SITE_SCHEMA)
 
-    expected = []  # every template against every example
+    expected = []  # every template against every example, ranked as the lookup ranks (more literal text, then first)
     compiled = [(r, t) for r in loaded.values() for t in r.templates]
+
+    def rank(t, text):
+        m = t.regex.search(text)
+        return (-t.specificity, m.start()) if m else None
+
     for record in loaded.values():
         for i, message in enumerate(record.messages):
             for j, example in enumerate(message.examples):
-                expected += [f"messages[{i}].examples[{j}] is also matched by {other.id}'s template {t.text!r}"
+                own = min((r for o, t in compiled if o is record and (r := rank(t, example.text))), default=None)
+                expected += [f"messages[{i}].examples[{j}] is also matched by {other.id}'s template {t.text!r}, "
+                             "which ranks as high as its own"
                              for other, t in compiled
-                             if other is not record and t.matches(example.text)
-                             and t.specificity >= record.templates[i].specificity]
+                             if other is not record and (r := rank(t, example.text)) and (own is None or r <= own)]
     found = [p.message for p in _claimed_by_others(loaded)]
     assert found == expected
     assert len(found) > len(generic)

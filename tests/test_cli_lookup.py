@@ -58,7 +58,7 @@ def test_json_output_lists_the_matches_best_first(root: Path, capsys):
     assert matches[0]["exact"] and matches[0]["values"]["gpu"]["text"] == "0"
     assert (matches[0]["line"], matches[0]["lines"], matches[0]["text"]) == (2, 1, DETAIL)
     assert DETAIL[slice(*matches[0]["span"])].startswith("CUDA out of memory. Tried to allocate 1.71 GiB")
-    assert matches[0]["explanation"].startswith("Asked for 1.71 GiB with 1.04 GiB free")
+    assert matches[0]["diagnoses"][0]["message"].startswith("Asked for 1.71 GiB with 1.04 GiB free")
 
 
 def test_json_output_is_strict_whatever_the_numbers(capsys):
@@ -69,7 +69,7 @@ def test_json_output_is_strict_whatever_the_numbers(capsys):
     def refuse(constant: str) -> None:
         raise AssertionError(f"{constant} is not JSON")
 
-    used = json.loads(out, parse_constant=refuse)["matches"][0]["values"]["used"]
+    used = json.loads(out, parse_constant=refuse)["matches"][0]["values"]["estimate"]
     assert used == {"type": "float", "text": "1e999", "value": None}
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from errorkb import lookup as engine
-from errorkb.lookup import (ERROR, MENTION, OTHER, LookupIndex, build_index, explain, lookup, normalise, standing,
+from errorkb.lookup import (ERROR, MENTION, OTHER, LookupIndex, build_index, lookup, normalise, standing,
                             terms, whole_words)
 from errorkb.records import load_catalogue
 from errorkb.templates import Value, compile_template
@@ -116,19 +116,17 @@ def test_short_listing_keeps_only_whole_words():
     assert ids(lookup(index, "log\nfooXERR_CODE42.done")) == ["c"]
 
 
-def test_explain_the_numbers():
-    size = lambda text: Value.parse("size", text)  # noqa: E731
-    e = explain({"used": size("49.34G"), "capacity": size("32.00G"), "excess": size("17.34G")})
-    assert e["ratio"] == pytest.approx(1.5419, abs=1e-4)
-    assert e["shortfall"] == size("17.34G").number
-    assert e["text"].startswith("Needs 1.54x this device's memory: 49.34 GiB against 32.00 GiB, 17.34 GiB short.")
-    assert "35%" in e["text"] and "can be enough" in e["text"]
-    big = explain({"requested": size("3.84T"), "capacity": size("90.96G")})
-    assert "halving is not enough" in big["text"]
-    small = explain({"requested": size("20.00 MiB"), "free": size("6.69 MiB"), "capacity": size("5.80 GiB")})
-    assert small["text"].startswith("Asked for 20.00 MiB with 6.69 MiB free: 13.31 MiB short.")
-    assert explain({"requested": size("1 GiB"), "capacity": size("2 GiB")}) is None
-    assert explain({"gpu": Value.parse("int", "0")}) is None
+def test_an_exact_match_carries_the_diagnoses_its_values_meet(index):
+    found = lookup(index, DETAIL).matches[0]
+    assert found.record["id"] == "demo-cuda-detail"
+    assert found.as_json()["diagnoses"] == [
+        {"message": "Asked for 1.71 GiB with 1.04 GiB free, 686.08 MiB short: what is held fills the device",
+         "fix": 2, "fix_title": "Free what you no longer need"},
+        {"message": "58% of the device is allocated: 3.49 GiB of 6.00 GiB", "fix": 1, "fix_title": "Use a smaller batch"}]
+    hbm = lookup(index, "Maximum peak HBM usage of 28.44GB exceeds HBM limit of 24.00GB for Trn2.").matches[0]
+    assert [d["message"] for d in hbm.diagnoses] == ["Needs 1.19x the memory of Trn2, 4.14 GiB over"]
+    assert lookup(index, "Maximum peak HBM usage of 25GB exceeds HBM limit of 24GB for Trn2.").matches[0].diagnoses == []
+    assert lookup(index, "CUDA memory trouble").matches[0].diagnoses == []  # closest: no values
 
 
 def test_index_round_trips_through_json(index, tmp_path: Path):
@@ -369,7 +367,7 @@ def build_index_from(templates: dict[str, str]) -> LookupIndex:
             self.path = f"errors/x/{id_}.md"
             self.templates = (compile_template(template),)
             self.messages = [type("M", (), {"examples": []})()]
-            self.fixes = ()
+            self.fixes, self.diagnoses = (), []
 
     return build_index(Catalogue({k: FakeRecord(k, t) for k, t in templates.items()}))  # type: ignore[arg-type]
 

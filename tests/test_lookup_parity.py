@@ -1,6 +1,6 @@
 """The browser's lookup (static/errorkb-lookup-core.js, run here under node) gives the same answers as
 the Python engine, for the same index and the same pastes: every field of every result (record,
-exactness, score, values, matched lines, span in characters, text, explanation) and the notices."""
+exactness, score, values, matched lines, span in characters, text, diagnoses) and the notices."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
 from errorkb.lookup import build_index, lookup, whole_words
 from test_lookup import HINTS_AND_QUOTES, log_lines
 from errorkb.records import load_catalogue
-from errorkb.templates import build, js_patterns, parse
+from errorkb.templates import WORD, build, js_patterns, parse
 from lookup_records import CODED, RECORDS, write_records
 from system_tools import require
 
@@ -24,7 +24,7 @@ COMPILE_IN_NODE = """
 const core = require(process.argv[1]);
 const job = JSON.parse(require("fs").readFileSync(0, "utf8"));
 process.stdout.write(JSON.stringify(job.templates.map(function (t) {
-  const c = core.compileTemplate(t, job.patterns);
+  const c = core.compileTemplate(t, job.patterns, new RegExp(job.word, "g"));
   return [c.js, c.names, c.types, c.spec, c.literal, c.words];
 })));
 """
@@ -117,7 +117,7 @@ def assert_same(python: list, js: list) -> None:
         for a, b in zip(py["matches"], nd["matches"]):
             assert b["score"] == pytest.approx(a["score"], abs=1e-3)
             assert set(b) == set(a) == {"id", "code", "title", "score", "exact", "values", "url", "line", "lines", "span",
-                                        "text", "explanation"}
+                                        "text", "diagnoses"}
             assert as_floats({k: v for k, v in b.items() if k != "score"}) == as_floats({k: v for k, v in a.items() if k != "score"})
         assert nd["notices"] == py["notices"]
 
@@ -146,10 +146,13 @@ def test_the_browser_compiles_templates_as_templates_py_does(tmp_path: Path):
         texts += [t.text for record in catalogue.records.values() for t in record.templates]
     texts += ["^  Killed {{a}} at {n:int}x$", "a{{b}}c {p:path}: {s:size}/{q:quoted} {t:text}#{d:device}. {i:identifier}-{dt:dtype}(x",
               "^{a:text} failed $$ at {n:int}$", "Fail [{p:path}] - {i:identifier}^ {d:device}\\ end {t:text} rest here",
-              "Killed 😀 (x {t:text}   more) {q:quoted}.*+?|", "^{n:int}: Killed process {i:identifier}]$"]
+              "Killed 😀 (x {t:text}   more) {q:quoted}.*+?|", "^{n:int}: Killed process {i:identifier}]$",
+              "Out of memory: {a:size} free.{? Process {p:int} has {o:size} in use.}{? {x:size} allowed;} Of {t:text}all",
+              "Killed process {p:int}{? ({n:identifier})} total-vm:{vm:int}kB{?, anon-rss:{rss:int}kB}",
+              "^Ran out {?of {i:identifier} }memory{? in {s:path}}$", "Failed {?to {x:text} }now: {d:device}{?:x}"]
     compiled = [build(t, *parse(t)) for t in texts]  # the made-up ones need not pass the proof
     proc = subprocess.run([node, "-e", COMPILE_IN_NODE, str(CORE)], capture_output=True, text=True, timeout=60,
-                          input=json.dumps({"templates": texts, "patterns": js_patterns()}))
+                          input=json.dumps({"templates": texts, "patterns": js_patterns(), "word": WORD.pattern}))
     assert proc.returncode == 0, proc.stderr
     expected = [[c.js_source, [p.name for p in c.placeholders], [p.type for p in c.placeholders], c.specificity,
                  c.literal_text, list(whole_words(c))] for c in compiled]

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import ROOT, SITE_SCHEMA
 from errorkb.records import load_catalogue
-from errorkb.templates import TemplateError, build, compile_template, parse, parse_size
+from errorkb.templates import Layout, Placeholder, TemplateError, build, compile_template, parse, parse_size
 
 HBM = "Used {used:size} of {capacity:size} hbm. Exceeded hbm capacity by {excess:size}."
 
@@ -68,6 +68,72 @@ def test_bad_templates_are_refused_with_a_column(text, message):
     with pytest.raises(TemplateError, match=re.escape(message)) as info:
         compile_template(text)
     assert info.value.column >= 1
+
+
+TORCH = ("GPU {gpu:int} has a total capacity of {capacity:size} of which {free:size} is free."
+         "{? Process {pid:int} has {other:size} memory in use.}{? {allowed:size} allowed;}"
+         "{? Of the allocated memory {allocated:size} is allocated by PyTorch,}")
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    ("GPU 0 has a total capacity of 14.57 GiB of which 426.75 MiB is free. Process 2493055 has 12.02 GiB memory in use. "
+     "17.69 GiB allowed; Of the allocated memory 1.76 GiB is allocated by PyTorch, and",
+     ["gpu", "capacity", "free", "pid", "other", "allowed", "allocated"]),
+    ("GPU 0 has a total capacity of 14.57 GiB of which 426.75 MiB is free. Of the allocated memory 1.76 GiB is allocated "
+     "by PyTorch, and", ["gpu", "capacity", "free", "allocated"]),
+    ("GPU 0 has a total capacity of 14.57 GiB of which 426.75 MiB is free.", ["gpu", "capacity", "free"]),
+    # Each optional part is taken where it stands: a second process ends the run of them.
+    ("GPU 0 has a total capacity of 14.57 GiB of which 426.75 MiB is free. Process 1 has 1.00 GiB memory in use. "
+     "Process 2 has 2.00 GiB memory in use. 3.00 GiB allowed;", ["gpu", "capacity", "free", "pid", "other"]),
+])
+def test_optional_parts_give_the_values_a_line_holds(line, names):
+    values = compile_template(TORCH).search(line)
+    assert list(values) == names
+
+
+def test_optional_parts_leave_the_rest_of_a_template_as_it_was():
+    plain = compile_template("GPU {gpu:int} has a total capacity of {capacity:size} of which {free:size} is free.")
+    extended = compile_template(TORCH)
+    assert extended.literal_text == plain.literal_text and extended.specificity == plain.specificity
+    assert extended.whole_words == plain.whole_words
+    assert [p.name for p in extended.placeholders][-1] == "allocated"
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("[Errno 12] Cannot allocate memory", "OSError: [Errno 12] Cannot allocate memory"),
+    ("[malloc{variant:text}] Unable to allocate {requested:size}.", "[malloc_or_wait] Unable to allocate 4.00 GiB."),
+    ("Failed ({? and) now} shape {{?}} ok", "Failed ( and) now shape {?} ok"),
+])
+def test_square_brackets_and_doubled_braces_stay_literal(text, line):
+    template = compile_template(text)
+    assert template.matches(line)
+    assert not any(isinstance(s, Placeholder) for s in template.segments) or "{" in text
+
+
+@pytest.mark.parametrize(("text", "message", "column"), [
+    ("{?Process {pid:int} has} memory is free", "cannot start the template", 1),
+    ("memory is free{? a{? b}}", "cannot hold another one", 19),
+    ("memory is free{? a", "is not closed", 15),
+    ("memory is free{? {a:int}}", "needs literal text", 15),
+    ("memory is free {? a}", "two blank runs in a row", 16),
+    ("memory is free{?, a} {?b} end", "two blank runs in a row", 22),
+    ("memory is {a:int}{?, b {b:int}}{c:int} free", "separated by literal text", 11),
+    ("memory is free: {t:text}{? done}", "must be followed by literal text", 17),
+    ("Killed process {n:size}{?B for} total", "can swallow the 'B' after it", 16),
+    ("buffer sized =={? x}={p:path} failed", "can hold every character of the literal '='", 22),
+])
+def test_bad_optional_parts_are_refused_with_a_column(text, message, column):
+    with pytest.raises(TemplateError, match=re.escape(message)) as info:
+        compile_template(text)
+    assert info.value.column == column
+
+
+def test_layout_takes_and_skips_optional_parts():
+    segments, _ = parse("abc {?d {x:int} }{?e }f {y:int} g")
+    layout = Layout(segments)
+    assert [layout.items[j] for j in sorted(layout.after[0])] == ["d ", "e ", "f "]
+    assert layout.before[len(layout.items) - 2] == {len(layout.items) - 3}
+    assert layout.after[len(layout.items) - 1] == {None}
 
 
 # Templates whose matcher could be slower than linear, or could never match: refused with the
@@ -150,14 +216,20 @@ FILLERS = {"size": "1", "int": "1", "float": "1", "hex": "f", "shape": "1", "dty
 
 
 def adversaries(template) -> list[str]:
-    """Units that, repeated, make the matcher work hardest: a near miss, and each placeholder's
-    literal followed by a character it accepts, so that its runs are as long as they can be."""
-    segments, _ = parse(template.text)
-    rendered = "".join(s if isinstance(s, str) else SAMPLES[s.type] for s in segments).strip()
-    units = [rendered[:-1] + " "]
-    for pos, seg in enumerate(segments):
-        if not isinstance(seg, str):
-            units.append((segments[pos - 1].lstrip() if pos else "") + FILLERS[seg.type])
+    """Units that, repeated, make the matcher work hardest: a near miss with and without its
+    optional parts, each optional part's opening alone, and each literal that can come before a
+    placeholder followed by a character it accepts, so that its runs are as long as they can be."""
+    layout = Layout(template.segments)
+    def render(items):
+        return "".join(s if isinstance(s, str) else SAMPLES[s.type] for s in items).strip()
+    rendered = render(layout.items)
+    required = render(item for item, group in zip(layout.items, layout.groups) if group is None)
+    units = [rendered[:-1] + " ", required[:-1] + " "]
+    for i, item in enumerate(layout.items):
+        if layout.groups[i] is not None and (i == 0 or layout.groups[i - 1] != layout.groups[i]):
+            units.append(render(layout.items[:i + 1]))  # the template up to the opening of an optional part
+        if not isinstance(item, str):
+            units += [(layout.texts[j] if j is not None else "") + FILLERS[item.type] for j in layout.before[i]]
     return list(dict.fromkeys(units))
 
 
@@ -195,6 +267,13 @@ def test_every_template_of_the_catalogue_is_linear_on_adversarial_lines():
         if growth(templates[text]) <= LINEAR_AT_MOST:
             del slow[text]
     assert slow == {}
+
+
+@pytest.mark.parametrize("text", [TORCH, "Killed process {p:int}{? ({n:text}) at} total-vm:{vm:int}kB{?, anon-rss:{r:int}kB,}",
+                                  "open file{? named} {p:path} failed{? for {d:device} now}"])
+def test_templates_with_optional_parts_are_linear_on_adversarial_lines(text):
+    template = compile_template(text)
+    assert growth(template) <= LINEAR_AT_MOST or growth(template) <= LINEAR_AT_MOST
 
 
 @pytest.mark.parametrize("text", ["{a:text}q{b:path}z", "file={p:path} could not be opened"])

@@ -130,8 +130,8 @@ class Answers:
         for name, value in best.values.items():
             extra = f" ({value.number:,.0f} bytes)" if value.type == "size" and value.number is not None else ""
             lines.append(f"  {name} = {value.text}{extra}")
-        if best.explanation:
-            lines.append(f"  {best.explanation['text']}")
+        for found in best.diagnoses:
+            lines.append(f"  {found['message']} (fix {found['fix']}: {found['fix_title']})")
         for n, fix in enumerate(record.fixes[:BLOCK_FIXES], 1):
             lines.append(f"  fix {n}: {fix.title}")
         explain = "errorkb explain" if self.root.resolve() == Path.cwd().resolve() else f"errorkb --root {self.root} explain"

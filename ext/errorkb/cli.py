@@ -304,8 +304,8 @@ def _print_matches(matches: list) -> None:
         for name, value in m.values.items():
             extra = f" ({value.number:,.0f} bytes)" if value.type == "size" and value.number is not None else ""
             print(_shown(f"   {name} = {value.text}{extra}"))
-        if m.explanation:
-            print(_shown(f"   {m.explanation['text']}"))
+        for found in m.diagnoses:
+            print(_shown(f"   {found['message']} (fix {found['fix']}: {found['fix_title']})"))
         if rec["fixes"]:
             print(_shown("   First fixes: " + "; ".join(rec["fixes"])))
 
@@ -363,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     lookup.add_argument("text", nargs="?", metavar="TEXT", help="the error text ('-' or absent: standard input)")
     lookup.add_argument("--json", action="store_true",
                         help='print {"matches": [{"id", "code", "title", "score", "exact", "values", "url", '
-                        '"line", "lines", "span", "text", "explanation"}]}, strict JSON')
+                        '"line", "lines", "span", "text", "diagnoses"}]}, strict JSON')
     lookup.add_argument("--top", type=int, default=5, metavar="K", help="show at most K errors (default: 5)")
     lookup.add_argument("--index", metavar="PATH",
                         help="search a built index (_build/html/_static/errorkb-lookup-index.json) "

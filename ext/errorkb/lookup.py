@@ -14,8 +14,9 @@ reads.  ``lookup`` runs one paste:
    line joined with one space to the line before or after it (a wrapped message), for a match
    that crosses the join.  A template is tried on a line only when the line holds its rarest
    literal word (lowest document frequency over all templates; the longest literal run where it
-   has no whole word), all its other words and all its literal runs; templates are linear
-   (``templates.py``), so the whole search is linear in the paste.  Every occurrence counts.
+   has no whole word), all its other words and all its literal runs (``matcher.py``, shared with
+   the record checks and the snippet judge); templates are linear (``templates.py``), so the
+   whole search is linear in the paste.  Every occurrence counts.
 3. Each occurrence gets a standing from what precedes it in its line: an *error line* when an
    exception class or status label (``RuntimeError:``, ``RESOURCE_EXHAUSTED:``) or a log level
    (``ERROR``, ``FATAL``, glog's ``E``/``F``) comes before it, or nothing does; a *mention* when,
@@ -32,29 +33,30 @@ reads.  ``lookup`` runs one paste:
    once, at its best occurrence in the same order, a template's match before its name and the
    last occurrence among equals.  When nothing matches exactly, records are ranked by BM25 over
    their literal words, titles, codes, ids and examples and labelled closest, not exact.
+6. An exact match by a template carries the values it read, and the record's diagnoses that
+   those values meet (``diagnoses.py``).
 
 Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
 
-import bisect
 import collections
 import dataclasses
 import functools
-import itertools
 import math
 import re
-from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import diagnoses
 from .collector import collector_paused
-from .templates import Template, Value, compile_template, js_patterns, parse
+from .matcher import Candidate, LineMatcher, LineWords, keys_for, rank_key, whole_words
+from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, js_patterns, parse, values_of
 
 if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
     from .records import Catalogue, Record
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 10 * 1024 * 1024
 #: Most lines searched; a paste with more is cut to its last ones.
@@ -67,6 +69,20 @@ SCAN_FROM = 1000
 #: BM25 parameters of the closest-match ranking.
 BM25_K1 = 1.2
 BM25_B = 0.75
+
+#: What a result says about the paste; ``{count}`` and ``{limit}`` are numbers with thousands separators.
+NOTICES = {
+    "empty": "The paste is empty.",
+    "binary": "The paste looks like binary data, not text; nothing was searched.",
+    "characters": "The paste has {count} characters; only its last {limit} were searched.",
+    "lines": "The paste has {count} lines; only its last {limit} were searched.",
+    "cut": "{count} line(s) longer than {limit} characters were cut.",
+}
+
+
+def notice(key: str, count: int = 0, limit: int = 0) -> str:
+    return NOTICES[key].format(count=f"{count:,}", limit=f"{limit:,}")
+
 
 # Character ranges (first, last code point), shipped in the index for the browser.
 #: Unicode's format characters (category Cf): zero-width, bidi and other invisible marks.
@@ -121,7 +137,16 @@ PATTERNS = {
     "quote": r"""["`“”«»]|(?<![A-Za-z0-9])['‘’]|['‘’](?![A-Za-z0-9])""",
     # Codes, ids and aliases as written in a line.
     "token": r"[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,200}[A-Za-z0-9_])?",
+    # A line's words (short-listing), BM25's terms, a word character, a paste of blanks only.
+    "word": WORD.pattern,
+    "term": r"[A-Za-z_][A-Za-z0-9_]*",
+    "word_char": r"[A-Za-z0-9_]",
+    "blank": r"^[ \t\n\r\x0b\x0c]*$",
+    # Digits only: a code such as 53300, named only in a one-line paste.
+    "digits": r"^[0-9]+$",
 }
+#: Curved quotes and guillemets as the straight quote, or the opening mark, they close.
+QUOTE_KINDS = {"‘": "'", "’": "'", "”": "“", "»": "«"}
 
 # Standings of an occurrence (see the module's docstring): a mention is not an exact match.
 MENTION, OTHER, ERROR = 0, 1, 2
@@ -142,52 +167,21 @@ _HINT = re.compile(PATTERNS["hint"])
 _QUOTE = re.compile(PATTERNS["quote"])
 _CLASS_CALL = re.compile(PATTERNS["class_call"])
 _TOKEN = re.compile(PATTERNS["token"])
+_DIGITS = re.compile(PATTERNS["digits"])
 _CLEAN = {**_table(DROPPED, None), **_table(SPACES, " ")}
 _NOT_TEXT = _table(NOT_TEXT, None)
-_TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
-_BLANK = re.compile(r"[ \t\n\r\x0b\x0c]*")
-# Bytes of UTF-8 text to its words: ASCII letters lower case, digits and '_' kept, line ends
-# kept, every other byte a space (a non-ASCII character ends a word, as WORD says).
-_TO_WORDS = bytes(
-    c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122 or c in (95, 10)) else 32
-    for c in range(256)
-)
-
-
+_TERM = re.compile(PATTERNS["term"])
+_WORD_CHAR = re.compile(PATTERNS["word_char"])
+_BLANK = re.compile(PATTERNS["blank"])
 # ---------------------------------------------------------------------------------------------
 # The index
 
 
 @dataclasses.dataclass
-class Entry:
+class Entry(Candidate):
     """One template of one record, with the rarest of its words, which short-lists it."""
 
-    record: int  # index into LookupIndex.records
-    text: str
-    key: str | None  # the rarest of ``words``; None: found by its longest literal run
-    compiled: Template | None = None
-
-    @property
-    def template(self) -> Template:
-        """Compiled on first use: a search compiles only the templates it short-lists."""
-        if self.compiled is None:
-            self.compiled = compile_template(self.text)
-        return self.compiled
-
-    @functools.cached_property
-    def words(self) -> tuple[bytes, ...]:
-        """Whole literal words (lower case, as bytes) every matching line contains."""
-        return tuple(w.encode() for w in whole_words(self.template)) if self.key is not None else ()
-
-    @functools.cached_property
-    def runs(self) -> tuple[str, ...]:
-        """Literal runs without blanks, every one of which a matching line contains; the least
-        likely in a log first (the longest, a character other than a lower-case letter counting
-        thrice), the one looked for across a whole paste."""
-        segments, _ = parse(self.text)
-        runs = {run for s in segments if isinstance(s, str) for run in s.split()}
-        return tuple(sorted(runs, key=lambda r: (-sum(1 if "a" <= c <= "z" else 3 for c in r), r)))
+    record: int = 0  # index into LookupIndex.records
 
     @property
     def specificity(self) -> int:
@@ -203,7 +197,7 @@ class Name(NamedTuple):
 
     @property
     def digits(self) -> bool:
-        return self.text.isdigit()  # a name is ASCII (_TOKEN)
+        return _DIGITS.match(self.text) is not None
 
 
 @dataclasses.dataclass
@@ -218,7 +212,7 @@ class Bm25:
 
 @dataclasses.dataclass
 class LookupIndex:
-    records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases
+    records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases, diagnoses
     entries: list[Entry]  # in the order of their records
     words: list[str]  # per record: the words of its aliases and examples that the ranking reads
     report: str | None = None  # the issue form for errors not in the catalogue, if any
@@ -273,20 +267,24 @@ class LookupIndex:
     def to_json(self) -> dict[str, Any]:
         """The index as shipped to the browser; ``from_json`` reads it back.
 
-        One array per record: ``[id, code, title, url, fixes, words, templates, aliases]``, each
-        template ``[text, key]``.  What can be worked out from the template text (its matcher,
+        One array per record: ``[id, code, title, url, fixes, words, templates, aliases,
+        diagnoses]``, each template ``[text, key]``, each diagnosis as ``Diagnosis.as_json``.  What can be worked out from the template text (its matcher,
         placeholder names and types, words, the ranking's term counts) is left out, and of the
         examples only the words that give terms.  ``patterns`` gives the browser each placeholder
-        type's pattern to compile the templates with, ``text`` the character ranges and
-        expressions that clean a paste and weigh its lines, ``limits`` and ``bm25`` the numbers
-        above, ``report`` the issue form for an error that is not in the catalogue (or null).
+        type's pattern to compile the templates with, ``text`` the character ranges,
+        expressions and quotation marks that clean a paste and weigh its lines, ``notices`` what
+        a result says about the paste, ``units`` the factors of sizes' units and the units sizes
+        are shown in, ``limits`` and ``bm25`` the numbers above, ``report`` the issue form for
+        an error that is not in the catalogue (or null).
         """
-        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, [], rec["aliases"]]
+        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, [], rec["aliases"],
+                 [d.as_json() for d in rec["diagnoses"]]]
                 for rec, words in zip(self.records, self.words)]
         for e in self.entries:
             rows[e.record][6].append([e.text, e.key])
-        text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, **PATTERNS}
-        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text,
+        text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
+        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text, "notices": NOTICES,
+                "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}
 
@@ -297,11 +295,11 @@ class LookupIndex:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
         records, entries, words = [], [], []
         with collector_paused():
-            for r, (id_, code, title, url, fixes, record_words, templates, aliases) in enumerate(data["records"]):
+            for r, (id_, code, title, url, fixes, record_words, templates, aliases, found) in enumerate(data["records"]):
                 records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
-                                "aliases": aliases})
+                                "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in found]})
                 words.append(record_words)
-                entries += [Entry(r, text, key) for text, key in templates]
+                entries += [Entry(text, key, record=r) for text, key in templates]
             return cls(records, entries, words, data.get("report"))
 
 
@@ -320,24 +318,14 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
-                        "fixes": [f.title for f in record.fixes[:fixes]], "aliases": list(record.aliases)})
+                        "fixes": [f.title for f in record.fixes[:fixes]], "aliases": list(record.aliases),
+                        "diagnoses": diagnoses.of_record(record)})
         for template in record.templates:
             pending.append((r, template, whole_words(template)))
         record_words.append(ranking_words([*record.aliases, *(e.text for message in record.messages for e in message.examples)]))
-    df: dict[str, int] = {}
-    for _, _, words in pending:
-        for w in words:
-            df[w] = df.get(w, 0) + 1
-    entries = [
-        Entry(r, t.text, min(words, key=lambda w: (df[w], -len(w), w)) if words else None, t)
-        for r, t, words in pending
-    ]
+    keys = keys_for([words for _, _, words in pending])
+    entries = [Entry(t.text, key, t, record=r) for (r, t, _), key in zip(pending, keys)]
     return LookupIndex(records, entries, record_words, report)
-
-
-def whole_words(template: Template) -> tuple[str, ...]:
-    """The template's whole words (see ``Template.whole_words``) of 3+ characters, lower case."""
-    return tuple(sorted({w.lower() for w in template.whole_words if len(w) >= 3}))
 
 
 def parse_literal_text(text: str) -> str:
@@ -397,12 +385,12 @@ def normalise(paste: str) -> Paste:
     """Cut a paste into searchable lines (see the module's docstring, step 1)."""
     notices: list[str] = []
     if len(paste) > MAX_PASTE:
-        notices.append(f"The paste has {len(paste):,} characters; only its last {MAX_PASTE:,} were searched.")
+        notices.append(notice("characters", len(paste), MAX_PASTE))
         paste = paste[-MAX_PASTE:]
     paste = _ANSI.sub("", paste).replace("\r\n", "\n").replace("\r", "\n").translate(_CLEAN)
     raw = paste.split("\n")
     if len(raw) > MAX_LINES:
-        notices.append(f"The paste has {len(raw):,} lines; only its last {MAX_LINES:,} were searched.")
+        notices.append(notice("lines", len(raw), MAX_LINES))
         raw = raw[-MAX_LINES:]
         paste = "\n".join(raw)
     paste = _LATER_PREFIX.sub("\n", paste)
@@ -412,7 +400,7 @@ def normalise(paste: str) -> Paste:
     cut = sum(1 for line in lines if len(line) > MAX_LINE_CHARS)
     if cut:
         lines = [line[:MAX_LINE_CHARS] for line in lines]
-        notices.append(f"{cut:,} line(s) longer than {MAX_LINE_CHARS:,} characters were cut.")
+        notices.append(notice("cut", cut, MAX_LINE_CHARS))
     return Paste(lines, raw, notices)
 
 
@@ -431,8 +419,9 @@ class Match:
     template: str = ""  # the template, or the code, id or alias, that matched
 
     @property
-    def explanation(self) -> dict[str, Any] | None:
-        return explain(self.values)
+    def diagnoses(self) -> list[dict[str, Any]]:
+        """What the record says the values mean: its diagnoses that hold (see ``diagnoses.py``)."""
+        return diagnoses.diagnose(self.record["diagnoses"], self.values)
 
     def as_json(self) -> dict[str, Any]:
         """The entry of ``errorkb lookup --json``; ``line`` is 1-based, as shown to people."""
@@ -442,7 +431,7 @@ class Match:
                 "values": {k: v.as_json() for k, v in self.values.items()}, "url": self.record["url"],
                 "line": self.line + 1 if found else None, "lines": self.lines,
                 "span": list(self.span) if found else None, "text": self.text if found else None,
-                "explanation": self.explanation["text"] if self.explanation else None}
+                "diagnoses": self.diagnoses}
 
 
 @dataclasses.dataclass
@@ -457,10 +446,10 @@ class Result:
 
 def lookup(index: LookupIndex, paste: str, top: int = 5) -> Result:
     """Find the records whose messages appear in ``paste``, best first."""
-    if _BLANK.fullmatch(paste):
-        return Result([], ["The paste is empty."])
+    if _BLANK.match(paste):
+        return Result([], [notice("empty")])
     if looks_binary(paste):
-        return Result([], ["The paste looks like binary data, not text; nothing was searched."])
+        return Result([], [notice("binary")])
     normalised = normalise(paste)
     matches = exact_matches(index, normalised)
     if not matches:
@@ -488,14 +477,18 @@ class Hit:
 def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     """Records with a template that matches a line or two adjacent lines joined, or whose code,
     id or alias a line names, ranked (see the module's docstring)."""
-    lines = paste.lines
-    words = _LineWords(lines)
+    words = LineWords(paste.lines)
     holding = words.holding(index.keys)  # key -> the lines that hold it
-    matcher = _Matcher(index, paste, words)
+    matcher = LineMatcher(paste.lines, words, SCAN_FROM)
     short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
     for e in index.always:
         short_listed[e] = matcher.lines_holding(index.entries[e].runs[0])
-    hits = [h for e, found in short_listed.items() for h in matcher.hits(e, found)]
+    hits = []
+    for e, found in short_listed.items():
+        entry = index.entries[e]
+        for first, count, text, m in matcher.hits(entry, found):
+            hits.append(Hit(entry.record, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
+                            entry.specificity, e, m))
     named: dict[int, set[int]] = {}  # line -> the records one of whose names ends with a word it holds
     for key in holding.keys() & index.by_name_word.keys():
         for i in holding[key]:
@@ -505,99 +498,6 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     for i, records in named.items():
         exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched)
     return _rank(index, exact)
-
-
-class _LineWords:
-    """The words of each line (lower case, as bytes), worked out in one pass over the paste."""
-
-    def __init__(self, lines: list[str]):
-        encoded = "\n".join(lines).encode("utf-8", "surrogatepass").translate(_TO_WORDS)
-        self.split = encoded.split(b"\n")
-        self.sets: dict[int, set[bytes]] = {}
-
-    def holding(self, keys: frozenset[bytes]) -> dict[bytes, list[int]]:
-        """The lines that hold each of ``keys`` that the paste holds."""
-        found: dict[bytes, list[int]] = {}
-        isdisjoint, intersection = keys.isdisjoint, keys.intersection
-        for i, line in enumerate(self.split):
-            if line and not isdisjoint(words := line.split()):
-                for key in intersection(words):
-                    if key in found:
-                        found[key].append(i)
-                    else:
-                        found[key] = [i]
-        return found
-
-    def __getitem__(self, i: int) -> set[bytes]:
-        if i not in self.sets:
-            self.sets[i] = set(self.split[i].split())
-        return self.sets[i]
-
-
-class _Matcher:
-    """Runs one template on the lines that short-list it; a text is searched once."""
-
-    def __init__(self, index: LookupIndex, paste: Paste, words: _LineWords):
-        self.index, self.paste, self.words = index, paste, words
-        self.searched: dict[tuple[int, str], list[re.Match[str]]] = {}
-        self.holding_run: dict[str, list[int]] = {}
-
-    @functools.cached_property
-    def flat(self) -> tuple[str, list[int]]:
-        """The paste's lines as one text, and where each line starts in it."""
-        lines = self.paste.lines
-        return "\n".join(lines), list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
-
-    def lines_holding(self, run: str) -> list[int]:
-        """The lines that contain ``run`` (once per copy), found in one scan of the paste."""
-        if run not in self.holding_run:
-            flat, starts = self.flat
-            found = self.holding_run[run] = []
-            at = flat.find(run)
-            while at >= 0:
-                found.append(bisect.bisect_right(starts, at) - 1)
-                at = flat.find(run, at + 1)
-        return self.holding_run[run]
-
-    def search(self, e: int, text: str) -> list[re.Match[str]]:
-        found = self.searched.get((e, text))
-        if found is None:
-            found = self.searched[(e, text)] = list(self.index.entries[e].template.regex.finditer(text))
-        return found
-
-    def hits(self, e: int, short_listed: list[int]) -> list[Hit]:
-        """Every occurrence of entry ``e`` in a short-listed line; where the line alone gives
-        none, in it joined to the line before or after, crossing the join."""
-        entry, lines, words = self.index.entries[e], self.paste.lines, self.words
-        if len(short_listed) > SCAN_FROM:  # keep the lines near a copy of its longest literal run
-            near = {j + step for j in self.lines_holding(entry.runs[0]) for step in (-1, 0, 1)}
-            short_listed = [i for i in short_listed if i in near]
-        hits: list[Hit] = []
-        tried: set[int] = set()  # first lines of the pairs tried
-
-        def hit(first: int, count: int, text: str, m: re.Match[str]) -> Hit:
-            return Hit(entry.record, first, count, text, m.span(), standing(self.paste, first, text, m.start()),
-                       False, entry.specificity, e, m)
-
-        for i in dict.fromkeys(short_listed):
-            text = lines[i]
-            if all(run in text for run in entry.runs) and all(w in words[i] for w in entry.words):
-                found = self.search(e, text)
-                if found:
-                    hits += [hit(i, 1, text, m) for m in found]
-                    continue
-            for first in (i - 1, i):
-                other = i + 1 if first == i else first
-                if first < 0 or other >= len(lines) or first in tried or not lines[other].strip():
-                    continue
-                if not all(run in text or run in lines[other] for run in entry.runs):
-                    continue
-                tried.add(first)
-                if not all(w in words[first] or w in words[first + 1] for w in entry.words):
-                    continue
-                joined, join = lines[first] + " " + lines[first + 1], len(lines[first])
-                hits += [hit(first, 2, joined, m) for m in self.search(e, joined) if m.start() < join < m.end() - 1]
-        return hits
 
 
 def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matched: bool) -> list[Hit]:
@@ -654,7 +554,7 @@ def _quoted_in_prose(text: str) -> bool:
     opened: dict[str, int] = {}  # kind of quotation -> where its open one starts
     for m in _QUOTE.finditer(text):
         mark = m.group()
-        kind = _QUOTE_KINDS.get(mark, mark)
+        kind = QUOTE_KINDS.get(mark, mark)
         if mark in "”»":
             opened.pop(kind, None)
         elif mark in "“«" or kind not in opened:
@@ -668,7 +568,6 @@ def _quoted_in_prose(text: str) -> bool:
     return False
 
 
-_QUOTE_KINDS = {"‘": "'", "’": "'", "”": "“", "»": "«"}
 
 
 def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
@@ -679,14 +578,13 @@ def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
             named.add(h.record)
         if h.record not in best or _strength(h) > _strength(best[h.record]):
             best[h.record] = h
-    ordered = sorted(best.values(), key=lambda h: (h.record not in named, -h.specificity, -h.standing, h.line,
-                                                   h.span[0], h.order))
+    ordered = sorted(best.values(), key=lambda h: (h.record not in named, *rank_key(h.specificity, h.standing, h.line,
+                                                                                   h.span[0], h.order)))
     matches = []
     for h in ordered:
         if h.match is not None:
             entry = index.entries[h.order]
-            values = {ph.name: Value.parse(ph.type, h.match.group(f"p{i}"))
-                      for i, ph in enumerate(entry.template.placeholders)}
+            values = values_of(entry.template, h.match)
             template = entry.text
         else:
             values, template = {}, h.name
@@ -716,62 +614,3 @@ def closest(index: LookupIndex, lines: list[str]) -> list[Match]:
         if score > 0:
             scores.append((-score, r))
     return [Match(index.records[r], False, round(-s, 4), {}) for s, r in sorted(scores)]
-
-
-# ---------------------------------------------------------------------------------------------
-# What the numbers mean
-
-
-def fixed(x: float, digits: int) -> str:
-    """``x`` with ``digits`` decimals, an exact tie rounded up: as JavaScript's ``toFixed`` does.
-
-    Python's own formatting rounds ties to even (1.125 -> "1.12"), the browser up ("1.13").
-    """
-    return str(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
-
-
-def format_bytes(n: float) -> str:
-    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if abs(n) >= factor:
-            return f"{fixed(n / factor, 2)} {unit}"
-    return f"{fixed(n, 0)} bytes"
-
-
-def explain(values: dict[str, Value]) -> dict[str, Any] | None:
-    """Read conventionally named sizes: how far short the device is, and what would close it.
-
-    ``used`` or ``requested`` against ``capacity`` (or ``limit``) gives the ratio and the
-    shortfall (``excess`` when the message states it); ``requested`` against ``free`` gives the
-    shortfall of one allocation.  Returns ``{"ratio", "shortfall", "text"}`` or None.
-    """
-    def size(name: str) -> float | None:
-        v = values.get(name)
-        return v.number if v is not None and v.type == "size" else None
-
-    need = size("used") or size("requested")
-    capacity = size("capacity") or size("limit")
-    excess = size("excess")
-    requested, free = size("requested"), size("free")
-    if not need and capacity and excess:
-        need = capacity + excess
-    if need and capacity and need > capacity:
-        shortfall = excess or need - capacity
-        ratio = need / capacity
-        pct = shortfall / need * 100
-        text = (f"Needs {fixed(ratio, 2)}x this device's memory: {format_bytes(need)} against "
-                f"{format_bytes(capacity)}, {format_bytes(shortfall)} short. To fit, peak memory must "
-                f"shrink by at least {fixed(pct, 0)}%")
-        if ratio <= 2:
-            text += "; halving the largest arrays (bfloat16) or the batch can be enough."
-        else:
-            text += "; halving is not enough, so look for an unsharded array or an unexpected large allocation first."
-        return {"ratio": round(ratio, 4), "shortfall": shortfall, "text": text}
-    if requested and free is not None and requested > free:
-        shortfall = requested - free
-        text = f"Asked for {format_bytes(requested)} with {format_bytes(free)} free: {format_bytes(shortfall)} short."
-        if capacity and requested < capacity:
-            pct = requested / capacity * 100
-            text += (f" The request is {fixed(pct, 1)}% of the device's {format_bytes(capacity)}: most memory is already "
-                     "held, so free or defragment what is held rather than only shrinking this request.")
-        return {"ratio": None, "shortfall": shortfall, "text": text}
-    return None

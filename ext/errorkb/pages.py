@@ -27,11 +27,12 @@ from sphinx.util.docutils import SphinxDirective
 from .badges import badge
 from .config import settings
 from .design import dropdown, tab_set
+from .diagnoses_table import diagnoses_section
 from .domain import ErrorDomain, catalogue_of, generated_xref, link_text, related_of
 from .indexes import index_link
 from .record_cache import load_catalogue_cached
 from .records import Catalogue, Example, Record
-from .templates import TYPES, Placeholder
+from .templates import TYPES, Optional, Placeholder, Segment
 
 
 logger = logging.getLogger(__name__)
@@ -109,13 +110,21 @@ def template_node(record: Record, index: int) -> nodes.literal_block:
     block = nodes.literal_block(text, classes=["errorkb-template"])
     block.children = []
     compiled = record.templates[index]
-    for segment in compiled.segments:
-        if isinstance(segment, Placeholder):
-            label = f"{{{segment.name}}}"
-            block += nodes.inline(label, label, classes=["errorkb-placeholder", f"errorkb-type-{segment.type}"])
-            block[-1]["title"] = f"{segment.type}: {TYPES[segment.type][1]}"
-        else:
-            block += nodes.Text(segment)
+
+    def add(segments: tuple[Segment, ...]) -> None:
+        for segment in segments:
+            if isinstance(segment, Optional):
+                block.append(nodes.Text("{?"))
+                add(segment.segments)
+                block.append(nodes.Text("}"))
+            elif isinstance(segment, Placeholder):
+                label = f"{{{segment.name}}}"
+                block.append(nodes.inline(label, label, classes=["errorkb-placeholder", f"errorkb-type-{segment.type}"],
+                                          title=f"{segment.type}: {TYPES[segment.type][1]}"))
+            else:
+                block.append(nodes.Text(segment))
+
+    add(compiled.segments)
     return block
 
 
@@ -150,7 +159,7 @@ class RecordDirective(SphinxDirective):
                 card += nodes.paragraph(text=message.note, classes=["errorkb-note"])
             card += examples_node(message.examples)
             messages += card
-        return [index, summary, badges, messages]
+        return [index, summary, badges, messages, *diagnoses_section(self.state.document, record)]
 
 
 SHOWN_EXAMPLES = 3  # examples shown open; the others fold into a dropdown

@@ -11,7 +11,7 @@ import os
 import pickle
 from pathlib import Path
 
-from . import __version__, markdown, records, templates
+from . import __version__, diagnoses, markdown, records, templates
 from . import schema as site_schema
 from .collector import collector_paused
 from .records import MAX_RECORD_BYTES, Catalogue, Frontmatter, Problem, RecordCache, load_catalogue
@@ -21,8 +21,9 @@ CACHE_FILE = "errorkb-records.pickle"
 
 
 def _fingerprint() -> str:
-    """Changes whenever the record model or the template compiler does."""
-    code = b"".join(Path(m.__file__).read_bytes() for m in (records, site_schema, markdown, templates))  # type: ignore[arg-type]
+    """Changes whenever the record model, the template compiler or the diagnoses' checks do."""
+    modules = (records, site_schema, markdown, templates, diagnoses)
+    code = b"".join(Path(m.__file__).read_bytes() for m in modules)  # type: ignore[arg-type]
     return hashlib.blake2b(code + __version__.encode(), digest_size=16).hexdigest()
 
 

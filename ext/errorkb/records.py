@@ -19,9 +19,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from . import matcher
+from .diagnoses import problems_of as diagnosis_problems
 from .markdown import Heading, outline
 from .schema import SLUG, Schema
-from .templates import WORD, Template, TemplateError, compile_template
+from .templates import Template, TemplateError, compile_template
 
 try:  # the C loader is several times faster where libyaml is present
     _Loader: type = yaml.CSafeLoader
@@ -103,6 +105,7 @@ class Frontmatter(BaseModel):
     related: list[str] = []
     aliases: list[str] = []
     references: list[str] = []
+    diagnoses: list[dict[str, Any]] = []  # checked by diagnoses.problems_of
 
     @field_validator("related")
     @classmethod
@@ -289,6 +292,10 @@ def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(
     body_line = fm_lines + 1
     sections, fixes, section_problems = parse_body(body, body_line, schema)
     problems += [Problem(shown, line, msg) for line, msg in section_problems]
+    if fields is not None and not template_problems:
+        compiled = [t for t in templates if t is not None]
+        problems += [Problem(shown, _line_for(lines, key), f"{key}: {message}")
+                     for key, message in diagnosis_problems(fields.diagnoses, compiled, [f.title for f in fixes])]
     if problems or fields is None:
         raise RecordError(problems)
     return Record(fields, shown, tuple(t for t in templates if t is not None), sections, tuple(fixes),
@@ -635,78 +642,28 @@ def _load_cached(path: Path, schema: Schema, root: Path | None, cache: RecordCac
 
 
 def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
-    """Each example must be matched by its own record's templates and by no other record's.
+    """Each example must be matched by its own record's templates, and by no other record's
+    that ranks as high, as the lookup ranks matches (``matcher.rank_key``).
 
-    Only templates short-listed by :func:`_shortlist` are run against an example, so the check
+    Templates are short-listed as the lookup short-lists them (``matcher.find``), so the check
     scales with the catalogue instead of with examples x templates.
     """
     problems = []
-    compiled = [(r, t) for r in records.values() for t in r.templates]
-    candidates_for = _shortlist([t for _, t in compiled])
+    owners = [r for r in records.values() for _ in r.templates]
+    filed = matcher.candidates([t for r in records.values() for t in r.templates])
+
+    def rank(found: tuple[int, matcher.Found]) -> tuple[int, ...]:  # without the template's place: a tie is a clash
+        k, (line, _, _, m) = found
+        return matcher.rank_key(filed[k].template.specificity, 0, line, m.start(), 0)
+
     for record in records.values():
         for i, message in enumerate(record.messages):
-            own = record.templates[i]
             for j, example in enumerate(message.examples):
-                for k in candidates_for(example.text):
-                    other, template = compiled[k]
-                    if other is record or not template.matches(example.text):
-                        continue
-                    if own.specificity > template.specificity:
-                        continue  # ours is more specific, so ours ranks first
-                    key = f"messages[{i}].examples[{j}]"
-                    problems.append(Problem(
-                        record.path, record.line_of(key),
-                        f"{key} is also matched by {other.id}'s template {template.text!r}",
-                    ))
+                found = matcher.find(filed, example.text.splitlines())
+                own = min((rank(f) for f in found if owners[f[0]] is record), default=None)
+                clashes = {k for k, hit in found if owners[k] is not record and (own is None or rank((k, hit)) <= own)}
+                key = f"messages[{i}].examples[{j}]"
+                problems += [Problem(record.path, record.line_of(key),
+                                     f"{key} is also matched by {owners[k].id}'s template {filed[k].text!r}, "
+                                     "which ranks as high as its own") for k in sorted(clashes)]
     return problems
-
-
-def _shortlist(templates: list[Template]) -> Callable[[str], list[int]]:
-    """A function giving, for a line, the indexes (in order) of the templates that may match it.
-
-    A template can only match a line that contains each of its *whole* literal words: words
-    with literal non-word characters on both sides, so that they are whole words of the line
-    too.  Each template is filed under its two rarest whole words and kept if the line has all
-    of them (a template without any is always considered), and if each of its literal parts
-    is in the line, white space aside.  Only what passes is worth compiling and running.
-    """
-    whole = [t.whole_words for t in templates]
-    literals = [_literal_parts(t) for t in templates]
-    frequency: dict[str, int] = {}
-    for words in whole:
-        for word in words:
-            frequency[word] = frequency.get(word, 0) + 1
-    # rarest whole word -> second rarest ("" if none) -> templates
-    by_words: dict[str, dict[str, list[int]]] = {}
-    always: list[int] = []
-    for k, words in enumerate(whole):
-        rarest = sorted(words, key=lambda w: (frequency[w], w))[:2] + [""]
-        if words:
-            by_words.setdefault(rarest[0], {}).setdefault(rarest[1], []).append(k)
-        else:
-            always.append(k)
-
-    def candidates(line: str) -> list[int]:
-        words = set(WORD.findall(line))
-        found = set(always)
-        for word in words & by_words.keys():
-            second = by_words[word]
-            for other in (words | {""}) & second.keys():
-                found.update(k for k in second[other] if whole[k] <= words)
-        spaced = _BLANKS.sub(" ", line)
-        return sorted(k for k in found if all(part in spaced for part in literals[k]))
-
-    return candidates
-
-
-_BLANKS = re.compile(r"[ \t]+")
-
-
-def _literal_parts(template: Template) -> list[str]:
-    """The literal parts of ``template`` as they appear in a line whose blanks are single spaces."""
-    parts = [re.sub(r"\s+", " ", s) for s in template.segments if isinstance(s, str)]
-    if template.segments and isinstance(template.segments[0], str):
-        parts[0] = parts[0].lstrip()
-    if template.segments and isinstance(template.segments[-1], str):
-        parts[-1] = parts[-1].rstrip()
-    return [part for part in parts if part]

@@ -2,49 +2,63 @@
 
 A template is literal text with typed placeholders, e.g.
 ``Used {used:size} of {capacity:size} hbm``.  ``{{`` and ``}}`` stand for literal braces.
+``{?...}`` is an optional part, for what only some releases or settings print:
+``is free.{? Process {pid:int} has {other:size} memory in use.}`` matches with or without the
+sentence, and gives ``pid`` and ``other`` only when the line holds it.  ``{`` followed by ``?``
+cannot start a placeholder, so optional parts leave the meaning of every template without them
+as it is (square brackets stay literal); inside one, a lone ``}`` closes it.
 
 Each template compiles to one regular expression, ``L0 P1 L1 ... Pk Lk``: literal runs ``Li``
-(blanks match any run of spaces and tabs) and placeholders ``Pi``.  Every placeholder is atomic
-(Python's ``(?>...)``, JavaScript's ``(?=(...))\\N``): from a given position it yields one value
-or none, and is never re-entered to try a shorter one.  A ``text`` placeholder reads up to the
-first place where the literal after it, or another copy of the template's first literal,
-begins.  The same expression is emitted in JavaScript syntax for the browser (see
-``Template.js_source``).
+(blanks match any run of spaces and tabs) and placeholders ``Pi``, some of them inside optional
+groups.  Every placeholder is atomic (Python's ``(?>...)``, JavaScript's ``(?=(...))\\N``): from a
+given position it yields one value or none, and is never re-entered to try a shorter one.  So
+is every optional part: it is taken whenever it matches where it stands, and never given back
+to try the line without it.  A ``text`` placeholder reads up to the first place where a literal
+that can follow it, or another copy of the template's first literal, begins.  The same
+expression is emitted in JavaScript syntax for the browser (see ``Template.js_source``).
 
 Why the search is linear in the length of a line
 -------------------------------------------------
 
-A search tries the expression at every position of the line.  With atomic placeholders the
-only choices left are how many blanks a literal's blank run takes, and giving blanks back only
-lets the next placeholder start on a blank, where every type but ``text`` fails at once (and
-``text`` is told not to start on one).  So an attempt walks the elements once, and its cost is
-that of the literals plus the length of the runs its placeholders read.  A run of a value of at
-most ``SHORT`` characters (sizes, numbers, hex numbers, data types) costs a bounded amount
-wherever it starts.  :func:`compile_template` accepts a template only when the longer runs
-cannot pile up on the same stretch of a line:
+A search tries the expression at every position of the line.  With atomic placeholders and
+optional parts the only choices left are how many blanks a literal's blank run takes, and
+giving blanks back only lets the next placeholder start on a blank, where every type but
+``text`` fails at once (and ``text`` is told not to start on one).  So an attempt walks the
+elements once, each optional part being tried once, and its cost is that of the literals plus
+the length of the runs its placeholders read.  A run of a value of at most ``SHORT``
+characters (sizes, numbers, hex numbers, data types) costs a bounded amount wherever it starts.
+:func:`compile_template` accepts a template only when the longer runs cannot pile up on the
+same stretch of a line.  The literals *before* and *after* a placeholder are every literal that
+can stand there, with the optional parts between them taken or skipped (:class:`Layout`):
 
-1. *It starts with literal text* (or matches a whole line, ``^...$``, and so is tried once): a
-   leading placeholder would run from every position of a line.
-2. *Each longer placeholder stops before the next copy of the literal in front of it*: either
-   that literal holds a character the placeholder's values cannot contain (its first character
-   may not be a value's first either, since a copy can begin right where the run does), or the
-   values are delimited (``shape``, ``quoted`` and ``hex`` begin with a bracket, a quote or
-   ``0x`` that cannot occur again inside them).  Runs that start after two copies of the
-   literal at least its length apart are then disjoint, so each character of a line is read by
-   at most as many runs as the literal has characters, and each copy of a literal is reached
-   by a bounded number of attempts.  ``text`` stops before any copy of the template's first
-   literal instead: the runs that overlap one of its runs all belong to attempts that started
-   before it and still span it, and by the same count only a bounded number of attempts span
-   a given character.
-3. *No placeholder can swallow the first character of the literal after it* (``{n:size}B``):
-   its atomic value would run on into that literal, which could then never match.
+1. *It starts with literal text that is always printed* (or matches a whole line, ``^...$``,
+   and so is tried once): a leading placeholder would run from every position of a line.
+2. *Each longer placeholder stops before the next copy of each literal that can come before
+   it*: either that literal holds a character the placeholder's values cannot contain (its
+   first character may not be a value's first either, since a copy can begin right where the
+   run does), or the values are delimited (``shape``, ``quoted`` and ``hex`` begin with a
+   bracket, a quote or ``0x`` that cannot occur again inside them).  Runs that start after two
+   copies of the literal at least its length apart are then disjoint, so each character of a
+   line is read by at most as many runs as the literals before the placeholder have
+   characters, and each copy of a literal is reached by a bounded number of attempts.
+   ``text`` stops before any copy of the template's first literal instead: the runs that
+   overlap one of its runs all belong to attempts that started before it and still span it,
+   and by the same count only a bounded number of attempts span a given character.
+3. *Two placeholders are never adjacent*, and *no blank run follows another*, whichever
+   optional parts are taken: a second blank run, or a second placeholder, right after the
+   first could share its characters in as many ways as the run is long.
+4. *Optional parts do not nest*: an attempt tries each at most once, wherever the matcher is.
 
-Rules 1 and 2 bound the work at ``(length of the line) x (a constant of the template)``, with no
+Rules 1 to 4 bound the work at ``(length of the line) x (a constant of the template)``, with no
 factor from the long placeholders' length limits (512 characters of ``text``, 1024 of a path);
-``tests/test_templates.py`` checks the growth on adversarial lines.  Rule 3 keeps matching
-predictable.  A template that would match almost anything is refused too: fewer than
-``MIN_LITERAL`` literal characters (a whole line without placeholders aside), or only words
-that are common in any log (:data:`COMMON_WORDS`).
+``tests/test_templates.py`` checks the growth on adversarial lines.  And
+
+5. *No placeholder can swallow the first character of a literal after it* (``{n:size}B``): its
+   atomic value would run on into that literal, which could then never match.
+
+Rule 5 keeps matching predictable.  A template that would match almost anything is refused
+too: fewer than ``MIN_LITERAL`` literal characters outside optional parts (a whole line
+without placeholders aside), or only words that are common in any log (:data:`COMMON_WORDS`).
 """
 
 from __future__ import annotations
@@ -158,7 +172,72 @@ class Placeholder:
     column: int = dataclasses.field(default=1, compare=False)  # of its "{" in the template
 
 
-Segment = str | Placeholder
+@dataclasses.dataclass(frozen=True)
+class Optional:
+    """A part of a message that only some releases or settings print, written ``{?...}``."""
+
+    segments: tuple[str | Placeholder, ...]
+    column: int = dataclasses.field(default=1, compare=False)  # of its "{?" in the template
+
+
+Segment = str | Placeholder | Optional
+Item = str | Placeholder  # a literal or a placeholder, required or in an optional part
+
+
+def flatten(segments: tuple[Segment, ...]) -> list[tuple[Item, int | None]]:
+    """Each literal and placeholder, in order, with the position among ``segments`` of the
+    optional part that holds it (None for a required one)."""
+    out: list[tuple[Item, int | None]] = []
+    for pos, seg in enumerate(segments):
+        if isinstance(seg, Optional):
+            out += [(item, pos) for item in seg.segments]
+        else:
+            out.append((seg, None))
+    return out
+
+
+class Layout:
+    """What may come before and after each literal and placeholder of a template, optional
+    parts taken or skipped: the neighbours that the proof and the matchers look at."""
+
+    def __init__(self, segments: tuple[Segment, ...]):
+        flat = flatten(segments)
+        self.items = [item for item, _ in flat]
+        self.groups = [group for _, group in flat]
+        n = len(self.items)
+        self.after = [self._reach(i + 1, 1) for i in range(n)]
+        self.before = [self._reach(i - 1, -1) for i in range(n)]
+        self.texts = [self._trimmed(i) for i in range(n)]
+
+    def _reach(self, j: int, step: int) -> frozenset[int | None]:
+        """The items that can come first from ``j`` on (``step`` 1) or last up to ``j`` (-1);
+        None for the end (or the start) of the template."""
+        out: set[int | None] = set()
+        n = len(self.items)
+        while 0 <= j < n:
+            out.add(j)
+            group = self.groups[j]
+            if group is None or (0 <= j - step < n and self.groups[j - step] == group):
+                return frozenset(out)  # required, or inside an optional part
+            while 0 <= j < n and self.groups[j] == group:
+                j += step
+        out.add(None)
+        return frozenset(out)
+
+    def _trimmed(self, i: int) -> str:
+        """Literal ``i`` as it is matched: the template's outer blanks are dropped."""
+        item = self.items[i]
+        if not isinstance(item, str):
+            return ""
+        if i == 0:
+            item = item.lstrip()
+        if self.after[i] == {None}:
+            item = item.rstrip()
+        return item
+
+    def following(self, i: int) -> list[str]:
+        """The literals that can come right after item ``i``."""
+        return [self.texts[j] for j in sorted(self.after[i] - {None})]  # type: ignore[operator]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,10 +261,12 @@ class Template:
 
     @property
     def placeholders(self) -> list[Placeholder]:
-        return [s for s in self.segments if isinstance(s, Placeholder)]
+        """Every placeholder, those of optional parts included, in order."""
+        return [s for s, _ in flatten(self.segments) if isinstance(s, Placeholder)]
 
     @property
     def literal_text(self) -> str:
+        """The literal text that every match holds: optional parts left out."""
         return "".join(s for s in self.segments if isinstance(s, str))
 
     @property
@@ -203,12 +284,12 @@ class Template:
         character, or the edge of a whole-line template, on both sides count.
         """
         words: set[str] = set()
-        last = len(self.segments) - 1
-        for pos, seg in enumerate(self.segments):
-            if not isinstance(seg, str):
+        layout = Layout(self.segments)
+        for i, seg in enumerate(layout.items):
+            if not isinstance(seg, str) or layout.groups[i] is not None:
                 continue
-            open_start = pos > 0 or not self.whole_line
-            open_end = pos < last or not self.whole_line
+            open_start = layout.before[i] != {None} or not self.whole_line
+            open_end = layout.after[i] != {None} or not self.whole_line
             text = seg.strip() if self.whole_line else seg
             for m in WORD.finditer(text):
                 if (m.start() == 0 and open_start) or (m.end() == len(text) and open_end):
@@ -217,18 +298,26 @@ class Template:
         return frozenset(words)
 
     def search(self, line: str) -> dict[str, "Value"] | None:
-        """Match ``line``; return the placeholder values, or None."""
+        """Match ``line``; return the placeholder values (those of optional parts that the line
+        holds), or None."""
         m = self.regex.search(line[:MAX_LINE])
         if not m:
             return None
-        values = {}
-        for i, ph in enumerate(self.placeholders):
-            raw = m.group(f"p{i}")
-            values[ph.name] = Value.parse(ph.type, raw)
-        return values
+        return values_of(self, m)
 
     def matches(self, line: str) -> bool:
         return self.regex.search(line[:MAX_LINE]) is not None
+
+
+def values_of(template: Template, m: re.Match[str]) -> dict[str, "Value"]:
+    """The values of a match of ``template``'s matcher; a placeholder of an optional part that
+    the line does not hold has none."""
+    values = {}
+    for i, ph in enumerate(template.placeholders):
+        raw = m.group(f"p{i}")
+        if raw is not None:
+            values[ph.name] = Value.parse(ph.type, raw)
+    return values
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,30 +360,31 @@ def json_number(x: float) -> float | int | None:
     return float(x)
 
 
-_UNIT_FACTORS = {
+UNIT_FACTORS = {
     "b": 1, "byte": 1, "bytes": 1,
     "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5, "e": 1024**6,
     "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4, "pib": 1024**5, "eib": 1024**6,
     "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4, "pb": 1000**5, "eb": 1000**6,
 }
-_SIZE_PARTS = re.compile(r"([0-9]+(?:[.,][0-9]*)?)[ \t]?([A-Za-z]+)")
+SIZE_PARTS = re.compile(r"([0-9]+(?:[.,][0-9]*)?)[ \t]?([A-Za-z]+)")
 
 
 def parse_size(text: str) -> float | None:
     """Bytes in a size such as ``49.34G`` (binary, as XLA prints) or ``2.00 GB`` (decimal)."""
-    m = _SIZE_PARTS.fullmatch(text.strip())
+    m = SIZE_PARTS.fullmatch(text.strip())
     if not m:
         return None
-    factor = _UNIT_FACTORS.get(m.group(2).lower())
+    factor = UNIT_FACTORS.get(m.group(2).lower())
     if factor is None:
         return None
     return round(float(m.group(1).replace(",", ".")) * factor)
 
 
 def parse(text: str) -> tuple[tuple[Segment, ...], bool]:
-    """Split a template into literal strings and placeholders.
+    """Split a template into literal strings, placeholders and optional parts.
 
-    A leading ``^`` and trailing ``$`` ask for the template to match a whole line.
+    A leading ``^`` and trailing ``$`` ask for the template to match a whole line.  ``{?...}``
+    is an optional part, taken whenever the line holds it; a lone ``}`` closes it.
     """
     if "\n" in text:
         raise TemplateError("a template must be one line", text.index("\n") + 1)
@@ -305,7 +395,15 @@ def parse(text: str) -> tuple[tuple[Segment, ...], bool]:
         body = body[1:-1]
         offset += 1
     segments: list[Segment] = []
+    inner: list[str | Placeholder] | None = None  # the open optional part's segments
+    opened = 0  # column of the open optional part
     literal: list[str] = []
+
+    def flush() -> None:
+        if "".join(literal):
+            (segments if inner is None else inner).append("".join(literal))
+        literal.clear()
+
     i = 0
     while (brace := _BRACE.search(body, i)) is not None:
         literal.append(body[i:brace.start()])
@@ -315,25 +413,39 @@ def parse(text: str) -> tuple[tuple[Segment, ...], bool]:
             continue
         column = offset + brace.start() + 1
         if brace.group() == "}":
-            raise TemplateError("a lone '}' (write '}}' for a brace)", column)
+            if inner is None:
+                raise TemplateError("a lone '}' (write '}}' for a brace)", column)
+            flush()
+            if not any(isinstance(s, str) and s.strip() for s in inner):
+                raise TemplateError("an optional part needs literal text", opened)
+            segments.append(Optional(tuple(inner), opened))
+            inner = None
+            continue
+        if body.startswith("?", i):
+            if inner is not None:
+                raise TemplateError("an optional part cannot hold another one", column)
+            flush()
+            inner, opened = [], column
+            i += 1
+            continue
         m = _PLACEHOLDER.match(body, brace.start())
         if not m:
-            raise TemplateError("a '{' must start a placeholder such as {size:size} (write '{{' for a brace)", column)
+            raise TemplateError("a '{' must start a placeholder such as {size:size} or an optional part {?...} "
+                                "(write '{{' for a brace)", column)
         name, type_ = m.group(1), m.group(2) or m.group(1)
         if type_ not in TYPES:
             raise TemplateError(f"unknown placeholder type {type_!r} (known: {', '.join(TYPES)})", column)
-        if segments and isinstance(segments[-1], Placeholder) and not "".join(literal):
+        target = segments if inner is None else inner
+        if target and isinstance(target[-1], Placeholder) and not "".join(literal):
             raise TemplateError("two placeholders must be separated by literal text", column)
-        if "".join(literal):
-            segments.append("".join(literal))
-            literal = []
-        segments.append(Placeholder(name, type_, column))
+        flush()
+        target.append(Placeholder(name, type_, column))
         i = m.end()
     literal.append(body[i:])
-    literal = [part for part in literal if part]
-    if literal:
-        segments.append("".join(literal))
-    placeholders = [s for s in segments if isinstance(s, Placeholder)]
+    if inner is not None:
+        raise TemplateError("an optional part '{?' is not closed with '}'", opened)
+    flush()
+    placeholders = [s for s, _ in flatten(tuple(segments)) if isinstance(s, Placeholder)]
     names = [p.name for p in placeholders]
     for name in names:
         if names.count(name) > 1:
@@ -361,22 +473,15 @@ def compile_template(text: str) -> Template:
 # The proof
 
 
-def _trimmed(segments: tuple[Segment, ...], pos: int) -> str:
-    """Literal ``segments[pos]`` as it is matched: the template's outer blanks are dropped."""
-    seg = segments[pos]
-    assert isinstance(seg, str)
-    if pos == 0:
-        seg = seg.lstrip()
-    if pos == len(segments) - 1:
-        seg = seg.rstrip()
-    return seg
-
-
-def _stop(ph: Placeholder, following: str | None) -> str | None:
-    """The character a narrowed placeholder stops at: the first of the literal after it."""
-    if ph.type in NARROWED and following and not following[0].isspace():
-        return following[0]
-    return None
+def _stop(layout: Layout, i: int) -> str | None:
+    """The character a narrowed placeholder stops at: the first of every literal after it."""
+    ph = layout.items[i]
+    assert isinstance(ph, Placeholder)
+    if ph.type not in NARROWED or None in layout.after[i]:
+        return None
+    firsts = {text[:1] for text in layout.following(i)}
+    stop = firsts.pop() if len(firsts) == 1 else ""
+    return stop if stop and not stop.isspace() else None
 
 
 def _in(klass: str, c: str) -> bool:
@@ -393,34 +498,57 @@ def _holds(run: _Run, c: str, stop: str | None, *, first: bool) -> bool:
 
 
 def prove_linear(segments: tuple[Segment, ...], whole_line: bool) -> None:
-    """Refuse a template whose matcher could take more than linear time (rules 1 and 2 of this
-    module's docstring) or could never match after a placeholder (rule 3)."""
-    for pos, ph in enumerate(segments):
-        if not isinstance(ph, Placeholder):
+    """Refuse a template whose matcher could take more than linear time (rules 1 to 4 of this
+    module's docstring) or could never match after a placeholder (rule 5)."""
+    if segments and isinstance(segments[0], Optional):
+        raise TemplateError("an optional part cannot start the template: start with text that is always printed",
+                            segments[0].column)
+    layout = Layout(segments)
+    for i, ph in enumerate(layout.items):
+        if isinstance(ph, str):
+            for j in layout.after[i] - {None}:
+                if layout.texts[i][-1:].isspace() and layout.texts[j][:1].isspace():  # type: ignore[index]
+                    raise TemplateError(
+                        "blanks on both sides of an optional part's edge would be two blank runs in a row; "
+                        "keep the blank on one side only", _column(segments, layout, j))  # type: ignore[arg-type]
             continue
         name = f"{{{ph.name}:{ph.type}}}"
-        following = _trimmed(segments, pos + 1) if pos + 1 < len(segments) else None
-        if ph.type == "text" and not following:
+        if any(j is not None and isinstance(layout.items[j], Placeholder) for j in layout.after[i]):
+            raise TemplateError(f"{name} must be separated by literal text from the placeholder that can follow it "
+                                "(an optional part taken or skipped)", ph.column)
+        following = layout.following(i)
+        if ph.type == "text" and None in layout.after[i]:
             raise TemplateError(f"{name} must be followed by literal text: it reads up to that text", ph.column)
-        if pos == 0 and not whole_line:
+        if None in layout.before[i] and not whole_line:
             raise TemplateError(
                 f"{name} starts the template, so a search would run it from every character of a line; "
                 "start with the literal text that comes before it", ph.column)
         if ph.type == "text":
             continue
         run = _RUNS[ph.type]
-        stop = _stop(ph, following)
-        if pos > 0 and not whole_line and not run.delimited and run.longest > SHORT:
-            before = _trimmed(segments, pos - 1)
-            if all(_holds(run, c, stop, first=j == 0) for j, c in enumerate(before)):
+        stop = _stop(layout, i)
+        if not whole_line and not run.delimited and run.longest > SHORT:
+            for j in sorted(layout.before[i] - {None}):  # type: ignore[type-var]
+                before = layout.texts[j]
+                if all(_holds(run, c, stop, first=k == 0) for k, c in enumerate(before)):
+                    raise TemplateError(
+                        f"{name} can hold every character of the literal {before!r} before it, so its runs from "
+                        "repeats of that literal overlap and the search can take quadratic time; put a character "
+                        "it cannot hold (a space, a bracket, a colon) in that literal", ph.column)
+        for text in following:
+            if run.tail and _in(run.tail, text[0]) and text[0] != stop:
                 raise TemplateError(
-                    f"{name} can hold every character of the literal {before!r} before it, so its runs from "
-                    "repeats of that literal overlap and the search can take quadratic time; put a character "
-                    "it cannot hold (a space, a bracket, a colon) in that literal", ph.column)
-        if following and run.tail and _in(run.tail, following[0]) and following[0] != stop:
-            raise TemplateError(
-                f"{name} can swallow the {following[0]!r} after it: its value would run on into that "
-                "literal, which then never matches; put a space or other separator between them", ph.column)
+                    f"{name} can swallow the {text[0]!r} after it: its value would run on into that "
+                    "literal, which then never matches; put a space or other separator between them", ph.column)
+
+
+def _column(segments: tuple[Segment, ...], layout: Layout, j: int) -> int:
+    """The column of the optional part that holds item ``j``, or of the one just before it."""
+    group = layout.groups[j]
+    if group is None:
+        group = max((g for g in layout.groups[:j] if g is not None), default=None)
+    seg = segments[group] if group is not None else None
+    return seg.column if isinstance(seg, Optional) else 1
 
 
 def refuse_catch_all(segments: tuple[Segment, ...], whole_line: bool) -> None:
@@ -465,11 +593,11 @@ def _not_inside_blanks(pattern: str) -> str:
     return "(?<![ \\t])" + pattern if pattern.startswith(_BLANKS) else pattern
 
 
-def value_pattern(ph: Placeholder, first: str | None, following: str | None, blank_before: bool) -> str:
+def value_pattern(ph: Placeholder, first: str | None, following: list[str], blank_before: bool) -> str:
     """The placeholder's pattern, given the compiled patterns of the template's first literal
-    (None when the placeholder is first) and of the literal after it."""
+    (None when the placeholder is first) and of the literals that can come after it."""
     if ph.type == "text":
-        stops = [_not_inside_blanks(p) for p in (following, first) if p]
+        stops = [_not_inside_blanks(p) for p in (*following, first) if p]
         pattern = TYPES["text"][0].replace("{stops}", "|".join(stops))
         # The blanks in front belong to the literal (or line start) before it: a text starting
         # inside them would be tried again from each.
@@ -477,33 +605,49 @@ def value_pattern(ph: Placeholder, first: str | None, following: str | None, bla
     return TYPES[ph.type][0]
 
 
-def _narrowed(ph: Placeholder, following_text: str | None) -> str | None:
-    stop = _stop(ph, following_text)
+def _narrowed(ph: Placeholder, stop: str | None) -> str | None:
     if stop is None:
         return None
     return NARROWED[ph.type].replace("{stop}", escape(stop)).replace("{stop_class}", escape_in_class(stop))
 
 
 def build(text: str, segments: tuple[Segment, ...], whole_line: bool) -> Template:
-    """The Python and JavaScript matchers of a parsed template (see :func:`compile_template`)."""
-    literals = {pos: literal_pattern(_trimmed(segments, pos)) for pos, s in enumerate(segments) if isinstance(s, str)}
+    """The Python and JavaScript matchers of a parsed template (see :func:`compile_template`).
+
+    A placeholder is an atomic group; so is an optional part, taken whenever it matches:
+    Python's ``(?>(?:...)?)``, JavaScript's ``(?=((?:...)?))\\N``.
+    """
+    layout = Layout(segments)
+    literals = {i: literal_pattern(layout.texts[i]) for i, s in enumerate(layout.items) if isinstance(s, str)}
     py_parts: list[str] = []
     js_parts: list[str] = []
-    index = 0
-    for pos, seg in enumerate(segments):
+    index = 0  # placeholders so far: Python's group p{index}
+    groups = 0  # JavaScript's capturing groups so far
+    opened = 0  # the open optional part's group
+    for i, seg in enumerate(layout.items):
+        group = layout.groups[i]
+        if group is not None and (i == 0 or layout.groups[i - 1] != group):  # an optional part opens
+            groups += 1
+            opened = groups
+            py_parts.append("(?>(?:")
+            js_parts.append("(?=((?:")
         if isinstance(seg, str):
-            py_parts.append(literals[pos])
-            js_parts.append(literals[pos])
-            continue
-        before = literals.get(pos - 1)
-        following_text = _trimmed(segments, pos + 1) if pos + 1 < len(segments) else None
-        blank_before = before.endswith(_BLANKS) if before is not None else whole_line
-        first = literals.get(0) if pos > 0 else None
-        pattern = _narrowed(seg, following_text) or value_pattern(seg, first, literals.get(pos + 1), blank_before)
-        # Atomic: Python's (?>...) and JavaScript's (?=(...))\N do the same thing.
-        py_parts.append(f"(?P<p{index}>(?>{pattern}))")
-        js_parts.append(f"(?=({pattern}))\\{index + 1}")
-        index += 1
+            py_parts.append(literals[i])
+            js_parts.append(literals[i])
+        else:
+            befores = [literals[j] for j in layout.before[i] if j is not None and j in literals]
+            blank_before = any(b.endswith(_BLANKS) for b in befores) or (None in layout.before[i] and whole_line)
+            first = literals.get(0) if i > 0 else None
+            following = [literals[j] for j in sorted(layout.after[i] - {None})]  # type: ignore[type-var]
+            pattern = _narrowed(seg, _stop(layout, i)) or value_pattern(seg, first, following, blank_before)
+            groups += 1
+            # Atomic: Python's (?>...) and JavaScript's (?=(...))\N do the same thing.
+            py_parts.append(f"(?P<p{index}>(?>{pattern}))")
+            js_parts.append(f"(?=({pattern}))\\{groups}")
+            index += 1
+        if group is not None and (i == len(layout.items) - 1 or layout.groups[i + 1] != group):  # it closes
+            py_parts.append(")?)")
+            js_parts.append(f")?))\\{opened}")
     py_source = "".join(py_parts)
     js_source = "".join(js_parts)
     if whole_line:

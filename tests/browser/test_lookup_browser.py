@@ -42,7 +42,9 @@ def test_paste_on_the_landing_page_finds_and_follows_the_error(page, base_url):
     assert first.locator("mark").inner_text().startswith("CUDA out of memory. Tried to allocate 1.71 GiB")
     assert "Line 2 of your paste" in first.inner_text()
     assert "1.71 GiB" in first.locator(".errorkb-result-values").inner_text()
-    assert "Asked for 1.71 GiB with 1.04 GiB free: 686.08 MiB short." in first.inner_text()
+    diagnosis = first.locator(".errorkb-result-diagnosis").first
+    assert diagnosis.inner_text().startswith("Asked for 1.71 GiB with 1.04 GiB free, 686.08 MiB short")
+    assert diagnosis.locator("a").inner_text() == "Fix 2: Free what you no longer need"
     assert first.locator(".errorkb-result-fixes li").first.inner_text() == "Use a smaller batch"
     assert page.locator("#errorkb-lookup-missing").is_hidden()
     first.locator("a.errorkb-result-title").click()
@@ -73,7 +75,7 @@ def test_an_old_query_link_still_works_and_moves_to_the_fragment(page, base_url)
     first = first_result(page)
     assert first.get_attribute("data-id") == "demo-hbm-limit"
     assert "Line 1-2 of your paste" in first.inner_text()
-    assert "Needs 1.19x this device's memory" in first.inner_text()
+    assert "Needs 1.19x the memory of Trn2, 4.14 GiB over" in first.inner_text()
     assert page.input_value("#errorkb-lookup-q") == paste
     assert urlparse(page.url).query == "" and fragment_paste(page.url) == paste
 

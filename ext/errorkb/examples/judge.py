@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from .. import matcher
 from ..templates import compile_template
 from . import sandbox
 from .spec import Snippet
@@ -67,14 +68,10 @@ def _stopped(snippet: Snippet, outcome: sandbox.Outcome) -> str | None:
 
 
 def matching_line(templates: tuple[str, ...], output: str) -> str | None:
-    """The first line (or pair of adjacent lines) of ``output`` matched by a template."""
-    compiled = [compile_template(t) for t in templates]
-    lines = output.splitlines()
-    candidates = [*lines, *(f"{a} {b}" for a, b in zip(lines, lines[1:]))]
-    for line in candidates:
-        if any(t.matches(line) for t in compiled):
-            return line.strip()
-    return None
+    """The first line (or pair of adjacent lines) of ``output`` matched by a template, found as
+    the lookup finds it (``matcher.find``)."""
+    found = matcher.find(matcher.candidates([compile_template(t) for t in templates]), output.splitlines())
+    return found[0][1][2].strip() if found else None
 
 
 def verdict(snippet: Snippet, outcome: sandbox.Outcome, where: str) -> Result:

@@ -12,14 +12,9 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  const INDEX_VERSION = 3;
-  const MENTION = 0, OTHER = 1, ERROR = 2;
-  const WORDS = /[A-Za-z0-9_]+/g;
-  const TERM = /[A-Za-z_][A-Za-z0-9_]*/g;
-  const WORD_CHAR = /[A-Za-z0-9_]/;
-  const ALL_DIGITS = /^[0-9]+$/;
-  const BLANK = /^[ \t\n\r\x0b\x0c]*$/;
-  const NON_ASCII = /[^\x00-\x7f]/;
+  const INDEX_VERSION = 4;
+  const MENTION = 0, OTHER = 1, ERROR = 2;  // standings (lookup.MENTION ...)
+  const NON_ASCII = /[^\x00-\x7f]/;  // lower-casing such a line could change its words: done word by word
 
   /* ---- characters, not UTF-16 units ------------------------------------------------------- */
 
@@ -55,7 +50,7 @@
   /* ---- templates (as ext/errorkb/templates.py compiles them) ------------------------------ */
 
   // A doubled (literal) brace first, then a placeholder; templates in an index are valid.
-  const PLACEHOLDER = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}/g;
+  const PLACEHOLDER = /\{\{|\}\}|\{\?|\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}|\}/g;
   const SYNTAX = /[\\^$.|?*+()[\]{}]/g;
   const BLANKS = "[ \\t]+";
 
@@ -75,78 +70,141 @@
     return pattern.startsWith(BLANKS) ? "(?<![ \\t])" + pattern : pattern;
   }
 
+  // Segments: literal strings, placeholders {name, type} and optional parts {optional: [...]}.
   function parseTemplate(text) {
     let body = text.trim();
     const wholeLine = body.length > 1 && body[0] === "^" && body[body.length - 1] === "$";
     if (wholeLine) body = body.slice(1, -1);
     const segments = [];
+    let inner = null;  // the open optional part's segments
     let literal = "";
+    function flush() {
+      if (literal) (inner || segments).push(literal);
+      literal = "";
+    }
     let i = 0;
     for (const m of body.matchAll(PLACEHOLDER)) {
       literal += body.slice(i, m.index);
       i = m.index + m[0].length;
-      if (m[1] === undefined) literal += m[0][0];
+      if (m[0] === "{?") {
+        flush();
+        inner = [];
+      } else if (m[0] === "}") {
+        flush();
+        segments.push({ optional: inner });
+        inner = null;
+      } else if (m[1] === undefined) literal += m[0][0];
       else {
-        if (literal) segments.push(literal);
-        literal = "";
-        segments.push({ name: m[1], type: m[2] || m[1] });
+        flush();
+        (inner || segments).push({ name: m[1], type: m[2] || m[1] });
       }
     }
     literal += body.slice(i);
-    if (literal) segments.push(literal);
+    flush();
     return { segments: segments, wholeLine: wholeLine };
   }
 
-  function compileTemplate(text, patterns) {
-    const parsed = parseTemplate(text);
-    const segments = parsed.segments;
-    function trimmed(pos) {
-      let seg = segments[pos];
-      if (pos === 0) seg = seg.replace(/^\s+/, "");
-      if (pos === segments.length - 1) seg = seg.replace(/\s+$/, "");
-      return seg;
-    }
-    const literals = {};
+  // What may come before and after each literal and placeholder, optional parts taken or
+  // skipped (templates.Layout); -1 stands for either end of the template.
+  function layoutOf(segments) {
+    const items = [];
+    const groups = [];
     segments.forEach(function (seg, pos) {
-      if (typeof seg === "string") literals[pos] = literalPattern(trimmed(pos));
+      if (seg.optional) for (const item of seg.optional) { items.push(item); groups.push(pos); }
+      else { items.push(seg); groups.push(null); }
+    });
+    const n = items.length;
+    function reach(j, step) {
+      const out = new Set();
+      while (j >= 0 && j < n) {
+        out.add(j);
+        const group = groups[j];
+        if (group === null || (j - step >= 0 && j - step < n && groups[j - step] === group)) return out;
+        while (j >= 0 && j < n && groups[j] === group) j += step;
+      }
+      out.add(-1);
+      return out;
+    }
+    const after = [], before = [], texts = [];
+    for (let i = 0; i < n; i++) { after.push(reach(i + 1, 1)); before.push(reach(i - 1, -1)); }
+    for (let i = 0; i < n; i++) {
+      let item = items[i];
+      if (typeof item !== "string") item = "";
+      if (i === 0) item = item.replace(/^\s+/, "");
+      if (after[i].size === 1 && after[i].has(-1)) item = item.replace(/\s+$/, "");
+      texts.push(item);
+    }
+    function following(i) {
+      return Array.from(after[i]).filter(function (j) { return j >= 0; }).sort(function (a, b) { return a - b; });
+    }
+    return { items: items, groups: groups, after: after, before: before, texts: texts, following: following };
+  }
+
+  // `words`: the global regular expression of a word (the index's text.word).
+  function compileTemplate(text, patterns, words) {
+    const parsed = parseTemplate(text);
+    const lay = layoutOf(parsed.segments);
+    const items = lay.items;
+    const literals = {};
+    items.forEach(function (item, i) {
+      if (typeof item === "string") literals[i] = literalPattern(lay.texts[i]);
     });
     const parts = [];
     const names = [];
     const types = [];
-    let literal = "";
-    segments.forEach(function (seg, pos) {
-      if (typeof seg === "string") {
-        literal += seg;
-        parts.push(literals[pos]);
-        return;
+    const groupOf = [];  // each placeholder's capturing group
+    let groups = 0;
+    let opened = 0;
+    items.forEach(function (item, i) {
+      const group = lay.groups[i];
+      if (group !== null && (i === 0 || lay.groups[i - 1] !== group)) {
+        groups += 1;
+        opened = groups;
+        parts.push("(?=((?:");
       }
-      const before = literals[pos - 1];
-      const following = pos + 1 < segments.length ? trimmed(pos + 1) : "";
-      const narrowed = patterns[seg.type][1];
-      let pattern;
-      if (narrowed && following && !/\s/.test(following[0])) {
-        const stop = firstChar(following);
-        pattern = narrowed.replace("{stop}", function () { return escapeLiteral(stop); })
-          .replace("{stop_class}", function () { return escapeInClass(stop); });
-      } else if (seg.type === "text") {
-        const stops = [literals[pos + 1], pos > 0 ? literals[0] : ""].filter(Boolean).map(notInsideBlanks).join("|");
-        pattern = patterns.text[0].replace("{stops}", function () { return stops; });
-        const blankBefore = before !== undefined ? before.endsWith(BLANKS) : parsed.wholeLine;
-        if (blankBefore) pattern = "(?![ \\t])" + pattern;
-      } else {
-        pattern = patterns[seg.type][0];
+      if (typeof item === "string") parts.push(literals[i]);
+      else {
+        const following = lay.following(i);
+        const narrowed = patterns[item.type][1];
+        let stop = "";
+        if (narrowed && !lay.after[i].has(-1)) {
+          const firsts = new Set(following.map(function (j) { return lay.texts[j] ? firstChar(lay.texts[j]) : ""; }));
+          if (firsts.size === 1) stop = firsts.values().next().value;
+          if (/\s/.test(stop)) stop = "";
+        }
+        let pattern;
+        if (stop) {
+          pattern = narrowed.replace("{stop}", function () { return escapeLiteral(stop); })
+            .replace("{stop_class}", function () { return escapeInClass(stop); });
+        } else if (item.type === "text") {
+          const stops = following.map(function (j) { return literals[j]; }).concat([i > 0 ? literals[0] : ""])
+            .filter(Boolean).map(notInsideBlanks).join("|");
+          pattern = patterns.text[0].replace("{stops}", function () { return stops; });
+          let blankBefore = false;
+          for (const j of lay.before[i]) {
+            if (j >= 0 ? literals[j] !== undefined && literals[j].endsWith(BLANKS) : parsed.wholeLine) blankBefore = true;
+          }
+          if (blankBefore) pattern = "(?![ \\t])" + pattern;
+        } else {
+          pattern = patterns[item.type][0];
+        }
+        groups += 1;
+        names.push(item.name);
+        types.push(item.type);
+        groupOf.push(groups);
+        // Atomic, as Python's (?>...): (?=(...))\N.
+        parts.push("(?=(" + pattern + "))\\" + groups);
       }
-      names.push(seg.name);
-      types.push(seg.type);
-      // Atomic, as Python's (?>...): (?=(...))\N.
-      parts.push("(?=(" + pattern + "))\\" + names.length);
+      if (group !== null && (i === items.length - 1 || lay.groups[i + 1] !== group)) parts.push(")?))\\" + opened);
     });
     let source = parts.join("");
     if (parsed.wholeLine) source = "^[ \\t]*" + source + "[ \\t]*$";
+    const required = parsed.segments.filter(function (seg) { return typeof seg === "string"; });
+    const literal = required.join("");
     let spec = 0;
     for (const c of literal) if (!/\s/.test(c)) spec += 1;
-    const runs = Array.from(new Set([].concat.apply([], segments.map(function (seg) {
-      return typeof seg === "string" ? seg.split(/\s+/).filter(Boolean) : [];
+    const runs = Array.from(new Set([].concat.apply([], required.map(function (seg) {
+      return seg.split(/\s+/).filter(Boolean);
     }))));
     // The least likely in a log first (lookup.Entry.runs).
     function weight(run) {
@@ -155,20 +213,19 @@
       return w;
     }
     runs.sort(function (a, b) { return weight(b) - weight(a) || (a < b ? -1 : a > b ? 1 : 0); });
-    return { js: source, names: names, types: types, spec: spec, literal: literal, words: wholeWords(parsed),
-      runs: runs };
+    return { js: source, names: names, types: types, groups: groupOf, spec: spec, literal: literal,
+      words: wholeWords(parsed, lay, words), runs: runs };
   }
 
   // Literal words (3+ characters) that a matching line holds as whole words (lookup.whole_words).
-  function wholeWords(parsed) {
+  function wholeWords(parsed, lay, wordRx) {
     const words = new Set();
-    const segments = parsed.segments;
-    segments.forEach(function (seg, pos) {
-      if (typeof seg !== "string") return;
-      const openStart = pos > 0 || !parsed.wholeLine;
-      const openEnd = pos < segments.length - 1 || !parsed.wholeLine;
+    lay.items.forEach(function (seg, i) {
+      if (typeof seg !== "string" || lay.groups[i] !== null) return;
+      const openStart = !(lay.before[i].size === 1 && lay.before[i].has(-1)) || !parsed.wholeLine;
+      const openEnd = !(lay.after[i].size === 1 && lay.after[i].has(-1)) || !parsed.wholeLine;
       const text = parsed.wholeLine ? seg.trim() : seg;
-      for (const m of text.matchAll(WORDS)) {
+      for (const m of text.matchAll(wordRx)) {
         if (m[0].length < 3) continue;
         if ((m.index === 0 && openStart) || (m.index + m[0].length === text.length && openEnd)) continue;
         words.add(m[0].toLowerCase());
@@ -195,6 +252,9 @@
       // A prefix after a line end is found by that line end, faster (lookup._LATER_PREFIX).
       ansi: new RegExp(t.ansi, "gu"), laterPrefix: new RegExp("\n" + t.prefix.slice(1), "gu"),
       prefix: new RegExp(t.prefix, "u"),  // at the start only
+      words: new RegExp(t.word, "g"), term: new RegExp(t.term, "g"), wordChar: new RegExp(t.word_char),
+      blank: new RegExp(t.blank), digits: new RegExp(t.digits), quoteKinds: t.quote_kinds,
+      sizeParts: new RegExp("^(?:" + data.units.parts + ")$"),
       marker: new RegExp(t.marker, "gu"), errorName: new RegExp(t.error_name, "u"), hint: new RegExp(t.hint, "u"),
       quote: new RegExp(t.quote, "gu"), classCall: new RegExp(t.class_call, "u"), token: new RegExp(t.token, "gu"),
       isToken: new RegExp("^(?:" + t.token + ")$", "u"),
@@ -204,7 +264,8 @@
     const words = [];
     const templates = [];
     data.records.forEach(function (row, r) {
-      records.push({ id: row[0], code: row[1], title: row[2], url: row[3], fixes: row[4], aliases: row[7] });
+      records.push({ id: row[0], code: row[1], title: row[2], url: row[3], fixes: row[4], aliases: row[7],
+        diagnoses: row[8] });
       words.push(row[5]);
       for (const tpl of row[6]) templates.push({ r: r, text: tpl[0], key: tpl[1], compiled: null });
     });
@@ -222,10 +283,10 @@
     records.forEach(function (rec, r) {
       for (const text of new Set([rec.id, rec.code].concat(rec.aliases))) {
         if (!text || !rx.isToken.test(text)) continue;
-        const name = { record: r, text: text, folded: text.toLowerCase(), digits: ALL_DIGITS.test(text) };
+        const name = { record: r, text: text, folded: text.toLowerCase(), digits: rx.digits.test(text) };
         if (!names.has(name.folded)) names.set(name.folded, []);
         names.get(name.folded).push(name);
-        const last = name.folded.match(WORDS).pop();
+        const last = name.folded.match(rx.words).pop();
         if (!byNameWord.has(last)) byNameWord.set(last, []);
         byNameWord.get(last).push(name);
       }
@@ -234,6 +295,7 @@
     for (const key of byNameWord.keys()) keys.add(key);
     return { records: records, words: words, templates: templates, patterns: data.patterns, rx: rx,
       limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], report: data.report,
+      notices: data.notices, factors: data.units.factors, shown: data.units.shown,
       byKey: byKey, always: always, names: names, byNameWord: byNameWord, keys: keys, bm25: null };
   }
 
@@ -241,7 +303,7 @@
   function compiled(index, e) {
     const tpl = index.templates[e];
     if (!tpl.compiled) {
-      tpl.compiled = compileTemplate(tpl.text, index.patterns);
+      tpl.compiled = compileTemplate(tpl.text, index.patterns, index.rx.words);
       tpl.compiled.regex = new RegExp(tpl.compiled.js, "gu");
       tpl.compiled.wordsOf = tpl.key === null ? [] : tpl.compiled.words;
     }
@@ -261,7 +323,7 @@
     const lengths = [];
     const docFreq = new Map();
     for (const p of parts) {
-      const found = terms(p.join("\n"));
+      const found = terms(index, p.join("\n"));
       const doc = new Map();
       for (const term of found) doc.set(term, (doc.get(term) || 0) + 1);
       for (const term of doc.keys()) docFreq.set(term, (docFreq.get(term) || 0) + 1);
@@ -279,8 +341,10 @@
 
   /* ---- a paste ---------------------------------------------------------------------------- */
 
-  function formatCount(n) {
-    return n.toLocaleString("en-US");
+  // A notice of the index's, its numbers with thousands separators (lookup.notice).
+  function notice(index, key, count, limit) {
+    return index.notices[key].replace("{count}", function () { return (count || 0).toLocaleString("en-US"); })
+      .replace("{limit}", function () { return (limit || 0).toLocaleString("en-US"); });
   }
 
   function looksBinary(index, paste) {
@@ -296,8 +360,7 @@
     if (paste.length > limits.paste) {
       const total = chars(paste);
       if (total > limits.paste) {
-        notices.push("The paste has " + formatCount(total) + " characters; only its last " +
-          formatCount(limits.paste) + " were searched.");
+        notices.push(notice(index, "characters", total, limits.paste));
         paste = paste.slice(offsetOf(paste, total - limits.paste));
       }
     }
@@ -305,8 +368,7 @@
     paste = paste.replace(rx.dropped, "").replace(rx.spaces, " ");
     let raw = paste.split("\n");
     if (raw.length > limits.lines) {
-      notices.push("The paste has " + formatCount(raw.length) + " lines; only its last " +
-        formatCount(limits.lines) + " were searched.");
+      notices.push(notice(index, "lines", raw.length, limits.lines));
       raw = raw.slice(-limits.lines);
       paste = raw.join("\n");
     }
@@ -322,7 +384,7 @@
       }
     }
     if (cut) {
-      notices.push(formatCount(cut) + " line(s) longer than " + formatCount(limits.line) + " characters were cut.");
+      notices.push(notice(index, "cut", cut, limits.line));
     }
     return { lines: lines, raw: raw, notices: notices, oneLine: null };
   }
@@ -338,10 +400,8 @@
 
   function lookup(index, paste, top) {
     top = top || 5;
-    if (BLANK.test(paste)) return { matches: [], notices: ["The paste is empty."] };
-    if (looksBinary(index, paste)) {
-      return { matches: [], notices: ["The paste looks like binary data, not text; nothing was searched."] };
-    }
+    if (index.rx.blank.test(paste)) return { matches: [], notices: [notice(index, "empty")] };
+    if (looksBinary(index, paste)) return { matches: [], notices: [notice(index, "binary")] };
     const norm = normalise(index, paste);
     let matches = exactMatches(index, norm);
     if (!matches.length) matches = closest(index, norm.lines);
@@ -349,9 +409,9 @@
   }
 
   // The words of a line, lower case (ASCII letters only, as Python's side does).
-  function lineWords(line) {
-    if (!NON_ASCII.test(line)) return line.toLowerCase().match(WORDS) || [];
-    const found = line.match(WORDS);
+  function lineWords(index, line) {
+    if (!NON_ASCII.test(line)) return line.toLowerCase().match(index.rx.words) || [];
+    const found = line.match(index.rx.words);
     if (!found) return [];
     for (let k = 0; k < found.length; k++) found[k] = found[k].toLowerCase();
     return found;
@@ -361,13 +421,13 @@
     const lines = paste.lines;
     const wordSets = new Map();
     function wordsOf(i) {
-      if (!wordSets.has(i)) wordSets.set(i, new Set(lineWords(lines[i])));
+      if (!wordSets.has(i)) wordSets.set(i, new Set(lineWords(index, lines[i])));
       return wordSets.get(i);
     }
     const holding = new Map();  // key -> the lines that hold it
     for (let i = 0; i < lines.length; i++) {
       if (!lines[i]) continue;
-      const found = lineWords(lines[i]);
+      const found = lineWords(index, lines[i]);
       for (let k = 0; k < found.length; k++) {
         const w = found[k];
         if (!index.keys.has(w)) continue;
@@ -516,24 +576,22 @@
       }
     }
     if (rx.hint.test(after.toLowerCase()) || quotedInProse(index, after)) return MENTION;
-    return marked || !WORD_CHAR.test(after) ? ERROR : OTHER;
+    return marked || !rx.wordChar.test(after) ? ERROR : OTHER;
   }
-
-  const QUOTE_KIND = { "\u2018": "'", "\u2019": "'", "\u201d": "\u201c", "\u00bb": "\u00ab" };
 
   // A quotation open at the end of text, opened after a word or "(" but not a class's "(" (lookup._quoted_in_prose).
   function quotedInProse(index, text) {
     const opened = new Map();
     for (const m of text.matchAll(index.rx.quote)) {
       const mark = m[0];
-      const kind = QUOTE_KIND[mark] || mark;
+      const kind = index.rx.quoteKinds[mark] || mark;
       if (mark === "\u201d" || mark === "\u00bb") opened.delete(kind);
       else if (mark === "\u201c" || mark === "\u00ab" || !opened.has(kind)) opened.set(kind, m.index);
       else opened.delete(kind);
     }
     for (const at of opened.values()) {
       const before = text.slice(0, at).replace(/[ \t]+$/, "");
-      if (before && (before[before.length - 1] === "(" || WORD_CHAR.test(before[before.length - 1]))
+      if (before && (before[before.length - 1] === "(" || index.rx.wordChar.test(before[before.length - 1]))
           && !index.rx.classCall.test(before)) return true;
     }
     return false;
@@ -567,20 +625,23 @@
       let template = h.name;
       if (h.m) {
         const entry = compiled(index, h.order);
-        entry.names.forEach(function (name, i) { values[name] = parseValue(entry.types[i], h.m[i + 1]); });
+        entry.names.forEach(function (name, i) {
+          const raw = h.m[entry.groups[i]];
+          if (raw !== undefined) values[name] = parseValue(index, entry.types[i], raw);
+        });
         template = index.templates[h.order].text;
       }
       return {
         record: index.records[h.record], exact: true, score: h.spec, values: values,
         line: h.line, lines: h.lines, text: h.text, span: h.span, template: template,
-        explanation: explain(values),
+        diagnoses: diagnose(index, index.records[h.record].diagnoses, values),
       };
     });
   }
 
-  function terms(text) {
+  function terms(index, text) {
     const out = [];
-    const found = text.match(TERM) || [];
+    const found = text.match(index.rx.term) || [];
     for (const m of found) {
       const word = m.toLowerCase();
       if (word.length >= 2) out.push(word);
@@ -596,7 +657,7 @@
   function closest(index, lines) {
     const bm = bm25Of(index);
     const set = new Set();
-    for (const line of lines) for (const t of terms(line)) set.add(t);
+    for (const line of lines) for (const t of terms(index, line)) set.add(t);
     const query = Array.from(set).sort();
     const scores = [];
     bm.docs.forEach(function (doc, r) {
@@ -611,35 +672,27 @@
     scores.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
     return scores.map(function (s) {
       return { record: index.records[s[1]], exact: false, score: Math.round(s[0] * 10000) / 10000,
-        values: {}, line: null, lines: 0, text: "", span: [0, 0], template: "", explanation: null };
+        values: {}, line: null, lines: 0, text: "", span: [0, 0], template: "", diagnoses: [] };
     });
   }
 
   /* ---- values ----------------------------------------------------------------------------- */
-
-  const UNIT_FACTORS = {
-    b: 1, byte: 1, bytes: 1,
-    k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4, p: 1024 ** 5, e: 1024 ** 6,
-    kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4, pib: 1024 ** 5, eib: 1024 ** 6,
-    kb: 1000, mb: 1000 ** 2, gb: 1000 ** 3, tb: 1000 ** 4, pb: 1000 ** 5, eb: 1000 ** 6,
-  };
-  const SIZE_PARTS = /^([0-9]+(?:[.,][0-9]*)?)[ \t]?([A-Za-z]+)$/;
 
   function roundHalfEven(x) {
     const r = Math.round(x);
     return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
   }
 
-  function parseSize(text) {
-    const m = SIZE_PARTS.exec(text.trim());
+  function parseSize(index, text) {
+    const m = index.rx.sizeParts.exec(text.trim());
     if (!m) return null;
-    const factor = UNIT_FACTORS[m[2].toLowerCase()];
+    const factor = index.factors[m[2].toLowerCase()];
     if (factor === undefined) return null;
     return roundHalfEven(Number(m[1].replace(",", ".")) * factor);
   }
 
-  function parseValue(type, text) {
-    if (type === "size") return { type: type, text: text, number: parseSize(text) };
+  function parseValue(index, type, text) {
+    if (type === "size") return { type: type, text: text, number: parseSize(index, text) };
     if (type === "int") return { type: type, text: text, number: Number(text.replace(/,/g, "")) };
     if (type === "float") return { type: type, text: text, number: Number(text) };
     if (type === "quoted") return { type: type, text: text.slice(1, -1), number: null };
@@ -663,56 +716,127 @@
       exact: m.exact, values: values, url: m.record.url,
       line: found ? m.line + 1 : null, lines: m.lines,
       span: found ? [chars(m.text, m.span[0]), chars(m.text, m.span[1])] : null,
-      text: found ? m.text : null, explanation: m.explanation ? m.explanation.text : null };
+      text: found ? m.text : null, diagnoses: m.diagnoses };
   }
 
-  /* ---- what the numbers mean -------------------------------------------------------------- */
+  /* ---- diagnoses (ext/errorkb/diagnoses.py) --------------------------------------------- */
 
-  function formatBytes(n) {
-    const units = [["TiB", 1024 ** 4], ["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]];
-    for (const [unit, factor] of units) if (Math.abs(n) >= factor) return (n / factor).toFixed(2) + " " + unit;
-    return n.toFixed(0) + " bytes";
+  const UNDEFINED = {};  // thrown by a division by zero: the diagnosis does not apply
+  const COMPARE = {
+    "<": function (a, b) { return a < b; }, "<=": function (a, b) { return a <= b; },
+    ">": function (a, b) { return a > b; }, ">=": function (a, b) { return a >= b; },
+    "==": function (a, b) { return a === b; }, "!=": function (a, b) { return a !== b; },
+  };
+
+  function namesIn(tree, required) {
+    if (tree[0] === "val" || (tree[0] === "has" && !required)) return [tree[1]];
+    const out = [];
+    for (const child of tree.slice(1)) if (Array.isArray(child)) for (const name of namesIn(child, required)) out.push(name);
+    return out;
   }
 
-  function explain(values) {
-    function size(name) {
-      const v = values[name];
-      return v !== undefined && v.type === "size" ? v.number : null;
+  function evaluate(tree, values) {
+    const op = tree[0];
+    if (op === "num" || op === "size") return tree[1];
+    if (op === "val") {
+      const number = values[tree[1]].number;
+      if (number === null || number === undefined) throw UNDEFINED;
+      return number;
     }
-    let need = size("used") || size("requested");
-    const capacity = size("capacity") || size("limit");
-    const excess = size("excess");
-    const requested = size("requested");
-    const free = size("free");
-    if (!need && capacity && excess) need = capacity + excess;
-    if (need && capacity && need > capacity) {
-      const shortfall = excess || need - capacity;
-      const ratio = need / capacity;
-      const pct = shortfall / need * 100;
-      let text = "Needs " + ratio.toFixed(2) + "x this device's memory: " + formatBytes(need) + " against " +
-        formatBytes(capacity) + ", " + formatBytes(shortfall) + " short. To fit, peak memory must " +
-        "shrink by at least " + pct.toFixed(0) + "%";
-      if (ratio <= 2) text += "; halving the largest arrays (bfloat16) or the batch can be enough.";
-      else text += "; halving is not enough, so look for an unsharded array or an unexpected large allocation first.";
-      return { ratio: Math.round(ratio * 10000) / 10000, shortfall: shortfall, text: text };
+    if (op === "has") return Object.prototype.hasOwnProperty.call(values, tree[1]);
+    if (op === "not") return !evaluate(tree[1], values);
+    if (op === "and") return evaluate(tree[1], values) && evaluate(tree[2], values);
+    if (op === "or") return evaluate(tree[1], values) || evaluate(tree[2], values);
+    if (op === "neg") return -evaluate(tree[1], values);
+    const a = evaluate(tree[1], values);
+    const b = evaluate(tree[2], values);
+    if (op === "+") return a + b;
+    if (op === "-") return a - b;
+    if (op === "*") return a * b;
+    if (op === "/") {
+      if (b === 0) throw UNDEFINED;
+      return a / b;
     }
-    if (requested && free !== null && requested > free) {
-      const shortfall = requested - free;
-      let text = "Asked for " + formatBytes(requested) + " with " + formatBytes(free) + " free: " +
-        formatBytes(shortfall) + " short.";
-      if (capacity && requested < capacity) {
-        const pct = requested / capacity * 100;
-        text += " The request is " + pct.toFixed(1) + "% of the device's " + formatBytes(capacity) +
-          ": most memory is already held, so free or defragment what is held rather than only shrinking this request.";
+    return COMPARE[op](a, b);
+  }
+
+  // "size" or "number": what a checked tree of a message computes.
+  function kindOf(tree, values) {
+    const op = tree[0];
+    if (op === "num") return "number";
+    if (op === "size") return "size";
+    if (op === "val") return values[tree[1]].type === "size" ? "size" : "number";
+    if (op === "neg") return kindOf(tree[1], values);
+    const left = kindOf(tree[1], values);
+    const right = kindOf(tree[2], values);
+    if (op === "+" || op === "-") return left;
+    if (op === "*") return left === "size" || right === "size" ? "size" : "number";
+    return left === right ? "number" : "size";
+  }
+
+  function holdsAll(names, values) {
+    for (const name of names) if (!Object.prototype.hasOwnProperty.call(values, name)) return false;
+    return true;
+  }
+
+  function applies(d, values) {
+    if (!holdsAll(namesIn(d[0], true), values)) return false;
+    for (const part of d[1]) if (Array.isArray(part) && !holdsAll(namesIn(part[0], true), values)) return false;
+    try {
+      return evaluate(d[0], values) === true;
+    } catch (error) {
+      if (error === UNDEFINED) return false;
+      throw error;
+    }
+  }
+
+  // x with `digits` decimals, a tie away from zero (diagnoses.round_half_up).
+  function roundHalfUp(x, digits) {
+    if (!Number.isFinite(x)) return x > 0 ? "\u221e" : x < 0 ? "-\u221e" : "?";
+    x = x + 0;
+    return Math.abs(x) >= 1e21 ? x.toExponential(2) : x.toFixed(digits);
+  }
+
+  function formatSize(index, n) {
+    for (const [unit, factor] of index.shown) if (Math.abs(n) >= factor) return roundHalfUp(n / factor, 2) + " " + unit;
+    return roundHalfUp(n, 0) + " bytes";
+  }
+
+  function say(index, d, values) {
+    let out = "";
+    for (const part of d[1]) {
+      if (!Array.isArray(part)) { out += part; continue; }
+      const tree = part[0];
+      const form = part[1];
+      if (tree[0] === "val" && !form) { out += values[tree[1]].text; continue; }
+      let x;
+      try {
+        x = evaluate(tree, values);
+      } catch (error) {
+        if (error !== UNDEFINED) throw error;
+        out += "?";
+        continue;
       }
-      return { ratio: null, shortfall: shortfall, text: text };
+      if (form === "%") out += roundHalfUp(x * 100, 0) + "%";
+      else if (form === "size" || kindOf(tree, values) === "size") out += formatSize(index, x);
+      else out += roundHalfUp(x, Number.isInteger(x) ? 0 : 2);
     }
-    return null;
+    return out;
+  }
+
+  // The record's diagnoses that the values meet: {message, fix, fix_title} (diagnoses.diagnose).
+  function diagnose(index, diagnoses, values) {
+    const out = [];
+    for (const d of diagnoses) {
+      if (applies(d, values)) out.push({ message: say(index, d, values), fix: d[2], fix_title: d[3] });
+    }
+    return out;
   }
 
   return {
     INDEX_VERSION: INDEX_VERSION, prepare: prepare, lookup: lookup, normalise: normalise,
-    looksBinary: looksBinary, explain: explain, compileTemplate: compileTemplate, parseSize: parseSize,
+    looksBinary: looksBinary, diagnose: diagnose, formatSize: formatSize, compileTemplate: compileTemplate,
+    parseSize: parseSize,
     matchJson: matchJson, terms: terms, chars: chars,
   };
 });

@@ -37,12 +37,6 @@
     return node;
   }
 
-  function formatBytes(n) {
-    const units = [["TiB", 1024 ** 4], ["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]];
-    for (const [unit, factor] of units) if (Math.abs(n) >= factor) return (n / factor).toFixed(2) + " " + unit;
-    return n + " bytes";
-  }
-
   function setStatus(text) { status.textContent = text; }
 
   function fragmentPaste() {
@@ -123,11 +117,27 @@
       const row = el("tr");
       row.append(el("th", "", name));
       let text = v.text;
-      if (v.type === "size" && v.number !== null) text += " (" + v.number.toLocaleString("en-US") + " bytes, " + formatBytes(v.number) + ")";
+      if (v.type === "size" && v.number !== null) text += " (" + v.number.toLocaleString("en-US") + " bytes)";
       row.append(el("td", "", text));
       table.append(row);
     }
     return table;
+  }
+
+  // What the record says the values mean, each with the fix it points to.
+  function diagnosesList(match) {
+    const box = el("div", "errorkb-result-diagnoses");
+    box.append(el("p", "errorkb-result-diagnoses-head", "What your numbers mean"));
+    const items = el("ul");
+    for (const d of match.diagnoses) {
+      const li = el("li", "errorkb-result-diagnosis", d.message + " ");
+      const link = el("a", "", "Fix " + d.fix + ": " + d.fix_title);
+      link.href = new URL(match.record.url, document.baseURI).href.replace(/#.*$/, "") + "#fixes";
+      li.append(link);
+      items.append(li);
+    }
+    box.append(items);
+    return box;
   }
 
   // The way forward when nothing matched exactly: report the error, or start its record.
@@ -176,11 +186,7 @@
         item.append(el("p", "errorkb-result-where", where), matchedLine(match));
         if (Object.keys(match.values).length) item.append(valuesTable(match.values));
       }
-      if (match.explanation) {
-        const explanation = el("p", "errorkb-result-explanation");
-        explanation.append(el("strong", "", "What the numbers say: "), match.explanation.text);
-        item.append(explanation);
-      }
+      if (match.diagnoses.length) item.append(diagnosesList(match));
       if (rec.fixes.length) {
         const label = el("p", "errorkb-result-fixes-label", "First fixes to try ");
         const all = el("a", "", "(all fixes)");

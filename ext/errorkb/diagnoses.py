@@ -1,0 +1,564 @@
+"""Diagnoses: what the values of a message mean, declared by the record that knows.
+
+A record's front matter may hold ``diagnoses``: each a condition over the values its templates
+capture, a short message, and the fix it points to::
+
+    diagnoses:
+      - when: other > capacity / 4
+        say: "Process {pid} holds {other} of the GPU's {capacity}: stop it or use another GPU"
+        fix: Stop the other processes on the GPU
+
+The condition is an expression of a small language, parsed here to a tree that the lookup
+index ships as data, and that :func:`evaluate` and ``static/lookup-core.js`` evaluate alike:
+
+- values by their placeholder's name; numbers (``0.25``, ``4``) and sizes (``512 MiB``,
+  ``2 GiB``, with the units of ``templates.parse_size``);
+- ``+ - * /`` and parentheses; a size divided by a size is a number, a size times or divided
+  by a number a size;
+- comparisons ``< <= > >= == !=`` between two sizes or two numbers, and ``and``, ``or``,
+  ``not``; ``has(name)`` is true when the line holds the value (an optional part of the
+  template that was printed).
+
+A condition is tried only on a match that holds every value it names outside ``has()``, and
+holds when it evaluates to true; dividing by zero makes it false.  In the message,
+``{name}`` is the value as the line printed it and ``{expression}`` the result, a size as a
+size (``12.02 GiB``), a number with at most two decimals; ``{expression:%}`` a percentage.
+``{expression:size}`` a number of bytes as a size.  ``{{`` and ``}}`` are braces.  ``fix`` is the title of one of the record's ``###`` fixes, or
+its number.
+
+:func:`check` refuses, with the field and the column, a condition or message that cannot be
+parsed, that names a value no template of the record captures, that mixes types (a size
+with a number, a value that is not a number), or a fix that does not exist.  Nothing here
+imports Sphinx.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from .templates import UNIT_FACTORS, Template, Value
+
+#: Longest condition, and longest message, in characters.
+MAX_TEXT = 400
+#: Deepest nesting of a condition's tree.
+MAX_DEPTH = 24
+#: Units that a size in a condition may have, and those sizes are shown in (largest first).
+SIZE_UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "KB", "MB", "GB", "TB", "PB", "B")
+SHOWN_UNITS = (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
+#: What a placeholder type is to the language: sizes, numbers, or text (only named, never computed on).
+KINDS = {"size": "size", "int": "number", "float": "number"}
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<number>[0-9]+(?:\.[0-9]+)?)(?:[ \t]?(?P<unit>" + "|".join(SIZE_UNITS) + r")(?![A-Za-z0-9_]))?"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op><=|>=|==|!=|[-+*/<>()]))"
+)
+#: How a ``{...}`` of a message may be shown: as its type says, a percentage, a number of bytes as a size.
+FORMATS = ("", "%", "size")
+_COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+_KEYWORDS = ("and", "or", "not", "has")
+
+
+class DiagnosisError(ValueError):
+    """A condition or message that cannot be used; ``column`` is 1-based in its text."""
+
+    def __init__(self, message: str, column: int = 1):
+        super().__init__(message)
+        self.column = column
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """A diagnosis as written in the front matter."""
+
+    when: str
+    say: str
+    fix: str | int
+
+
+def read_spec(raw: Any) -> tuple[Spec | None, list[tuple[str, str]]]:
+    """A front matter entry as a :class:`Spec`, or its problems as (field, message)."""
+    if not isinstance(raw, dict):
+        return None, [("", "a diagnosis is a mapping with 'when', 'say' and 'fix'")]
+    problems = [(str(key), f"unknown field {key!r} (a diagnosis has 'when', 'say' and 'fix')")
+                for key in raw if key not in ("when", "say", "fix")]
+    for key in ("when", "say"):
+        value = raw.get(key)
+        if not isinstance(value, str) or not value.strip():
+            problems.append((key, f"'{key}' must be a non-empty string" if key in raw else f"missing '{key}'"))
+        elif len(value) > MAX_TEXT:
+            problems.append((key, f"longer than {MAX_TEXT} characters"))
+    fix = raw.get("fix")
+    if isinstance(fix, bool) or not isinstance(fix, (str, int)):
+        problems.append(("fix", "'fix' must be a fix's title or number" if "fix" in raw else "missing 'fix'"))
+    if problems:
+        return None, problems
+    return Spec(raw["when"].strip(), raw["say"].strip(), fix.strip() if isinstance(fix, str) else fix), []
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnosis:
+    """A checked diagnosis: its condition's tree, its message's parts and the fix (1-based)."""
+
+    when: str  # as written, for the record's page
+    condition: list[Any]
+    message: list[Any]  # literal strings and [tree, format] parts
+    fix: int
+    fix_title: str
+
+    def as_json(self) -> list[Any]:
+        """The compact form the lookup index ships: ``[condition, message, fix, fix title]``."""
+        return [self.condition, self.message, self.fix, self.fix_title]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> "Diagnosis":
+        condition, message, fix, fix_title = data
+        return cls("", condition, message, fix, fix_title)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing: text -> tree.  A tree is a list: ["num", x], ["size", bytes], ["val", name],
+# ["has", name], [operator, left, right] for + - * / and comparisons, ["neg", a], ["not", a],
+# ["and", a, b], ["or", a, b].
+
+
+class _Parser:
+    def __init__(self, text: str):
+        if len(text) > MAX_TEXT:
+            raise DiagnosisError(f"longer than {MAX_TEXT} characters")
+        self.text = text
+        self.tokens: list[tuple[str, str, int]] = []  # kind, text, column
+        at = 0
+        while at < len(text):
+            m = _TOKEN.match(text, at)
+            if m is None:
+                rest = text[at:].lstrip()
+                if rest:
+                    raise DiagnosisError(f"unexpected {rest[0]!r}", len(text) - len(rest) + 1)
+                break
+            kind = m.lastgroup if m.lastgroup != "unit" else "number"
+            column = m.start(kind) + 1
+            if kind == "number":
+                self.tokens.append(("size" if m.group("unit") else "number", m.group(0).strip(), column))
+            else:
+                word = m.group(kind)
+                self.tokens.append(("word" if kind == "name" and word in _KEYWORDS else kind, word, column))
+            at = m.end()
+        self.pos = 0
+        self.depth = 0
+
+    def peek(self) -> tuple[str, str, int]:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else ("end", "", len(self.text) + 1)
+
+    def take(self, text: str | None = None) -> tuple[str, str, int]:
+        token = self.peek()
+        if text is not None and token[1] != text:
+            found = f"{token[1]!r}" if token[0] != "end" else "the end"
+            raise DiagnosisError(f"expected {text!r}, found {found}", token[2])
+        self.pos += 1
+        return token
+
+    def parse(self) -> list[Any]:
+        if not self.tokens:
+            raise DiagnosisError("empty")
+        tree = self.either()
+        kind, text, column = self.peek()
+        if kind != "end":
+            raise DiagnosisError(f"unexpected {text!r}", column)
+        return tree
+
+    def nested(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise DiagnosisError(f"nested more than {MAX_DEPTH} levels deep", self.peek()[2])
+
+    def either(self) -> list[Any]:
+        tree = self.both()
+        while self.peek()[1] == "or":
+            self.take()
+            tree = ["or", tree, self.both()]
+        return tree
+
+    def both(self) -> list[Any]:
+        tree = self.negation()
+        while self.peek()[1] == "and":
+            self.take()
+            tree = ["and", tree, self.negation()]
+        return tree
+
+    def negation(self) -> list[Any]:
+        if self.peek()[1] == "not":
+            self.take()
+            self.nested()
+            tree = ["not", self.negation()]
+            self.depth -= 1
+            return tree
+        return self.comparison()
+
+    def comparison(self) -> list[Any]:
+        tree = self.sum()
+        if self.peek()[1] in _COMPARISONS:
+            op = self.take()[1]
+            tree = [op, tree, self.sum()]
+            if self.peek()[1] in _COMPARISONS:
+                raise DiagnosisError("comparisons do not chain: write 'a < b and b < c'", self.peek()[2])
+        return tree
+
+    def sum(self) -> list[Any]:
+        tree = self.product()
+        while self.peek()[1] in ("+", "-"):
+            tree = [self.take()[1], tree, self.product()]
+        return tree
+
+    def product(self) -> list[Any]:
+        tree = self.unary()
+        while self.peek()[1] in ("*", "/"):
+            tree = [self.take()[1], tree, self.unary()]
+        return tree
+
+    def unary(self) -> list[Any]:
+        if self.peek()[1] == "-":
+            self.take()
+            self.nested()
+            tree = ["neg", self.unary()]
+            self.depth -= 1
+            return tree
+        return self.atom()
+
+    def atom(self) -> list[Any]:
+        kind, text, column = self.take()
+        if kind == "number":
+            return ["num", float(text)]
+        if kind == "size":
+            return ["size", float(parse_quantity(text))]
+        if kind == "name":
+            return ["val", text]
+        if text == "has":
+            self.take("(")
+            kind, name, column = self.take()
+            if kind != "name":
+                raise DiagnosisError("has() takes the name of a value", column)
+            self.take(")")
+            return ["has", name]
+        if text == "(":
+            self.nested()
+            tree = self.either()
+            self.depth -= 1
+            self.take(")")
+            return tree
+        raise DiagnosisError("expected a value, a number or '('" if kind != "end" else "unfinished condition", column)
+
+
+def parse_quantity(text: str) -> int:
+    """Bytes in a size of a condition, such as ``512 MiB``."""
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)[ \t]?([A-Za-z]+)", text)
+    assert m is not None
+    return round(float(m.group(1)) * UNIT_FACTORS[m.group(2).lower()])
+
+
+def parse_condition(text: str) -> list[Any]:
+    """The tree of a condition; raises :class:`DiagnosisError`."""
+    return _Parser(text).parse()
+
+
+def parse_message(text: str) -> list[Any]:
+    """A message's parts: literal strings and ``[tree, format]`` for each ``{...}``."""
+    if len(text) > MAX_TEXT:
+        raise DiagnosisError(f"longer than {MAX_TEXT} characters")
+    parts: list[Any] = []
+    literal = ""
+    at = 0
+    while at < len(text):
+        c = text[at]
+        if text.startswith(("{{", "}}"), at):
+            literal += c
+            at += 2
+        elif c == "}":
+            raise DiagnosisError("a lone '}' (write '}}' for a brace)", at + 1)
+        elif c == "{":
+            end = text.find("}", at)
+            if end < 0:
+                raise DiagnosisError("a '{' is not closed", at + 1)
+            inner = text[at + 1:end]
+            expression, _, form = inner.partition(":")
+            if form not in FORMATS:
+                raise DiagnosisError(f"unknown format {form!r} (known: '%', a percentage; 'size', a number of "
+                                     "bytes as a size)", at + 2 + len(expression))
+            try:
+                tree = parse_condition(expression)
+            except DiagnosisError as exc:
+                raise DiagnosisError(str(exc), at + 1 + exc.column) from None
+            if literal:
+                parts.append(literal)
+                literal = ""
+            parts.append([tree, form])
+            at = end + 1
+        else:
+            literal += c
+            at += 1
+    if literal:
+        parts.append(literal)
+    return parts
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking
+
+
+def names_in(tree: list[Any], *, required: bool = True) -> list[str]:
+    """The values a tree names: with ``required``, those outside ``has()``."""
+    if tree[0] == "val" or (tree[0] == "has" and not required):
+        return [tree[1]]
+    return [name for child in tree[1:] if isinstance(child, list) for name in names_in(child, required=required)]
+
+
+def kind_of(tree: list[Any], kinds: dict[str, str]) -> str:
+    """``"size"``, ``"number"``, ``"bool"`` or ``"text"``; raises :class:`DiagnosisError` when
+    the tree mixes types (``kinds``: each value's kind in one template)."""
+    op = tree[0]
+    if op in ("num", "size"):
+        return "number" if op == "num" else "size"
+    if op == "val":
+        return kinds[tree[1]]
+    if op == "has":
+        return "bool"
+    args = [kind_of(child, kinds) for child in tree[1:]]
+    if op in ("and", "or", "not"):
+        if any(a != "bool" for a in args):
+            raise DiagnosisError(f"'{op}' combines conditions, not {_a(next(a for a in args if a != 'bool'))}")
+        return "bool"
+    for a in args:
+        if a in ("bool", "text"):
+            raise DiagnosisError(f"'{_op(op)}' needs sizes or numbers, not {_a(a)}")
+    if op == "neg":
+        return args[0]
+    left, right = args
+    if op in _COMPARISONS:
+        if left != right:
+            raise DiagnosisError(f"'{op}' compares {_a(left)} with {_a(right)}: compare values of one type "
+                                 "(a ratio of two sizes is a number)")
+        return "bool"
+    if op in ("+", "-"):
+        if left != right:
+            raise DiagnosisError(f"'{op}' mixes {_a(left)} and {_a(right)}")
+        return left
+    if op == "*":
+        if left == right == "size":
+            raise DiagnosisError("'*' multiplies two sizes")
+        return "size" if "size" in (left, right) else "number"
+    # "/"
+    if left == "number" and right == "size":
+        raise DiagnosisError("'/' divides a number by a size")
+    return "number" if left == right else "size"
+
+
+def _a(kind: str) -> str:
+    return {"size": "a size", "number": "a number", "bool": "a condition", "text": "a text value"}[kind]
+
+
+def _op(op: str) -> str:
+    return "-" if op == "neg" else op
+
+
+def kinds_of(template: Template) -> dict[str, str]:
+    """Each value's kind, as the language sees it, in one template."""
+    return {p.name: KINDS.get(p.type, "text") for p in template.placeholders}
+
+
+def check(spec: Spec, templates: list[Template], fixes: list[str]) -> tuple[Diagnosis | None, list[tuple[str, str]]]:
+    """Parse and check one diagnosis against the record's templates and fix titles.
+
+    Returns the diagnosis (None when it cannot be used) and its problems as (field, message)."""
+    problems: list[tuple[str, str]] = []
+    condition = message = None
+    try:
+        condition = parse_condition(spec.when)
+    except DiagnosisError as exc:
+        problems.append(("when", f"{exc} (at character {exc.column})"))
+    try:
+        message = parse_message(spec.say)
+    except DiagnosisError as exc:
+        problems.append(("say", f"{exc} (at character {exc.column})"))
+    fix = _fix_number(spec.fix, fixes)
+    if fix is None:
+        problems.append(("fix", f"no fix {spec.fix!r}: give the title of one of the record's '###' fixes "
+                                f"({', '.join(map(repr, fixes))}) or its number, 1 to {len(fixes)}"))
+    if condition is not None:
+        problems += [("when", p) for p in _type_problems(condition, None, templates)]
+    if message is not None and condition is not None:
+        for tree, _ in (part for part in message if isinstance(part, list)):
+            problems += [("say", p) for p in _type_problems(tree, condition, templates, in_message=True)]
+    if problems or condition is None or message is None or fix is None:
+        return None, problems
+    return Diagnosis(spec.when, condition, message, fix, fixes[fix - 1]), []
+
+
+def _fix_number(fix: str | int, titles: list[str]) -> int | None:
+    if isinstance(fix, int):
+        return fix if 1 <= fix <= len(titles) else None
+    return titles.index(fix) + 1 if fix in titles else None
+
+
+def _type_problems(tree: list[Any], condition: list[Any] | None, templates: list[Template],
+                   in_message: bool = False) -> list[str]:
+    """Whether some template captures every value ``tree`` names (with those its condition
+    names, for a message), and the types agree in each such template."""
+    needed = set(names_in(tree, required=False)) | (set(names_in(condition, required=False)) if condition else set())
+    fitting = [t for t in templates if needed <= {p.name for p in t.placeholders}]
+    if not fitting:
+        captured = sorted({p.name for t in templates for p in t.placeholders})
+        missing = sorted(needed - set(captured)) or sorted(needed)
+        where = "with the values of its condition " if in_message and condition else ""
+        return [f"names {', '.join(map(repr, missing))}, which no template of this record captures {where}"
+                f"(captured: {', '.join(captured) or 'none'})"]
+    problems: list[str] = []
+    for template in fitting:
+        kinds = kinds_of(template)
+        try:
+            kind = kind_of(tree, kinds)
+        except DiagnosisError as exc:
+            problems.append(str(exc))
+            continue
+        if not in_message and kind != "bool":
+            problems.append(f"is {_a(kind)}, not a condition: compare it with something (e.g. '> 0.25')")
+        if in_message and kind == "bool":
+            problems.append("shows a condition; show a value or a computed size or number")
+    return list(dict.fromkeys(problems))
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluating
+
+
+class _Undefined(Exception):
+    """A division by zero: the diagnosis does not apply."""
+
+
+def applies(diagnosis: Diagnosis, values: dict[str, Value]) -> bool:
+    """Whether the diagnosis holds for the values of a match."""
+    if any(name not in values for name in names_in(diagnosis.condition)):
+        return False
+    if any(name not in values for part in diagnosis.message if isinstance(part, list) for name in names_in(part[0])):
+        return False
+    try:
+        return evaluate(diagnosis.condition, values) is True
+    except _Undefined:
+        return False
+
+
+def evaluate(tree: list[Any], values: dict[str, Value]) -> Any:
+    """A tree's value: a float, or a bool for a condition."""
+    op = tree[0]
+    if op in ("num", "size"):
+        return tree[1]
+    if op == "val":
+        number = values[tree[1]].number
+        if number is None:
+            raise _Undefined
+        return float(number)
+    if op == "has":
+        return tree[1] in values
+    if op == "not":
+        return not evaluate(tree[1], values)
+    if op == "and":
+        return evaluate(tree[1], values) and evaluate(tree[2], values)
+    if op == "or":
+        return evaluate(tree[1], values) or evaluate(tree[2], values)
+    if op == "neg":
+        return -evaluate(tree[1], values)
+    a, b = evaluate(tree[1], values), evaluate(tree[2], values)
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        if b == 0:
+            raise _Undefined
+        return a / b
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
+
+
+def say(diagnosis: Diagnosis, values: dict[str, Value]) -> str:
+    """The message, its values filled in."""
+    out = []
+    for part in diagnosis.message:
+        if isinstance(part, str):
+            out.append(part)
+            continue
+        tree, form = part
+        if tree[0] == "val" and not form:
+            out.append(values[tree[1]].text)
+            continue
+        try:
+            x = evaluate(tree, values)
+        except _Undefined:
+            out.append("?")
+            continue
+        kinds = {name: KINDS.get(v.type, "text") for name, v in values.items()}
+        if form == "%":
+            out.append(round_half_up(x * 100, 0) + "%")
+        elif form == "size" or kind_of(tree, kinds) == "size":
+            out.append(format_size(x))
+        else:
+            out.append(format_number(x))
+    return "".join(out)
+
+
+def diagnose(diagnoses: list[Diagnosis], values: dict[str, Value]) -> list[dict[str, Any]]:
+    """The diagnoses that hold, as results give them: ``{"message", "fix", "fix_title"}``."""
+    return [{"message": say(d, values), "fix": d.fix, "fix_title": d.fix_title} for d in diagnoses if applies(d, values)]
+
+
+def round_half_up(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals, a tie rounded away from zero, as JavaScript's ``toFixed``."""
+    if x != x or x in (float("inf"), float("-inf")):
+        return "∞" if x > 0 else "-∞" if x < 0 else "?"
+    x = x + 0.0  # no negative zero
+    if abs(x) >= 1e21:  # where toFixed writes an exponent
+        return f"{x:.2e}"
+    return str(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
+def format_size(n: float) -> str:
+    """A number of bytes in the largest binary unit it reaches: ``12.02 GiB``, ``512 bytes``."""
+    for unit, factor in SHOWN_UNITS:
+        if abs(n) >= factor:
+            return f"{round_half_up(n / factor, 2)} {unit}"
+    return f"{round_half_up(n, 0)} bytes"
+
+
+def format_number(x: float) -> str:
+    """A whole number as it is, any other with two decimals."""
+    return round_half_up(x, 0 if float(x).is_integer() else 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# A record's diagnoses
+
+
+def of_record(record: Any) -> list[Diagnosis]:
+    """A loaded record's diagnoses (checked when it was loaded)."""
+    templates = list(record.templates)
+    titles = [f.title for f in record.fixes]
+    out = []
+    for raw in record.diagnoses:
+        spec, _ = read_spec(raw)
+        diagnosis = check(spec, templates, titles)[0] if spec is not None else None
+        if diagnosis is not None:
+            out.append(diagnosis)
+    return out
+
+
+def problems_of(raw: list[Any], templates: list[Template], fixes: list[str]) -> list[tuple[str, str]]:
+    """Every problem of a record's ``diagnoses`` field as (field path, message)."""
+    problems = []
+    for i, entry in enumerate(raw):
+        spec, found = read_spec(entry)
+        if spec is not None:
+            found = check(spec, templates, fixes)[1]
+        problems += [(f"diagnoses[{i}].{field}" if field else f"diagnoses[{i}]", message) for field, message in found]
+    return problems

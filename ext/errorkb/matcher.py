@@ -1,0 +1,197 @@
+"""Which templates a line may hold, and where they match: the one short-lister and line matcher
+of the lookup, the cross-record example check and the snippet judge.
+
+Each template is filed under the rarest of its whole literal words (:func:`keys_for`: lowest
+document frequency over the templates filed together), or, with none, found by its longest
+literal run.  A line is tried only when it holds the template's key, all its other whole words
+and all its literal runs; where the line alone gives no match, so is the line joined with one
+space to the line before or after, for a match that crosses the join (a wrapped message).
+Matches rank by :func:`rank_key`.  Nothing here imports Sphinx.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import functools
+import itertools
+import re
+from collections.abc import Sequence
+
+from .templates import Template, compile_template, parse
+
+# Bytes of UTF-8 text to its words: ASCII letters lower case, digits and '_' kept, line ends
+# kept, every other byte a space (a non-ASCII character ends a word, as templates.WORD says).
+_TO_WORDS = bytes(
+    c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122 or c in (95, 10)) else 32
+    for c in range(256)
+)
+
+
+def whole_words(template: Template) -> tuple[str, ...]:
+    """The template's whole words (see ``Template.whole_words``) of 3+ characters, lower case."""
+    return tuple(sorted({w.lower() for w in template.whole_words if len(w) >= 3}))
+
+
+def keys_for(words: Sequence[Sequence[str]]) -> list[str | None]:
+    """Each template's key, given each one's whole words: the rarest among the templates, the
+    longest among equals; None for a template without whole words."""
+    df: dict[str, int] = {}
+    for found in words:
+        for w in found:
+            df[w] = df.get(w, 0) + 1
+    return [min(found, key=lambda w: (df[w], -len(w), w)) if found else None for found in words]
+
+
+def rank_key(specificity: int, standing: int, line: int, start: int, order: int) -> tuple[int, ...]:
+    """Which of two matches ranks first (the smaller key): the more literal characters, then the
+    better standing in its line, then the earlier line and position, then the template's place."""
+    return (-specificity, -standing, line, start, order)
+
+
+@dataclasses.dataclass
+class Candidate:
+    """A template as the short-lister knows it: its text, its key, and what every line that it
+    matches holds (compiled on first use: a search compiles only what it short-lists)."""
+
+    text: str
+    key: str | None  # the rarest of ``words``; None: found by its longest literal run
+    compiled: Template | None = None
+
+    @property
+    def template(self) -> Template:
+        if self.compiled is None:
+            self.compiled = compile_template(self.text)
+        return self.compiled
+
+    @functools.cached_property
+    def words(self) -> tuple[bytes, ...]:
+        """Whole literal words (lower case, as bytes) every matching line contains."""
+        return tuple(w.encode() for w in whole_words(self.template)) if self.key is not None else ()
+
+    @functools.cached_property
+    def runs(self) -> tuple[str, ...]:
+        """Literal runs without blanks, every one of which a matching line contains; the least
+        likely in a log first (the longest, a character other than a lower-case letter counting
+        thrice), the one looked for across a whole text."""
+        segments, _ = parse(self.text)
+        runs = {run for s in segments if isinstance(s, str) for run in s.split()}
+        return tuple(sorted(runs, key=lambda r: (-sum(1 if "a" <= c <= "z" else 3 for c in r), r)))
+
+
+def candidates(templates: Sequence[Template]) -> list[Candidate]:
+    """The templates with their keys."""
+    return [Candidate(t.text, key, t) for t, key in zip(templates, keys_for([whole_words(t) for t in templates]))]
+
+
+class LineWords:
+    """The words of each line (lower case, as bytes), worked out in one pass over the text."""
+
+    def __init__(self, lines: list[str]):
+        encoded = "\n".join(lines).encode("utf-8", "surrogatepass").translate(_TO_WORDS)
+        self.split = encoded.split(b"\n")
+        self.sets: dict[int, set[bytes]] = {}
+
+    def holding(self, keys: frozenset[bytes]) -> dict[bytes, list[int]]:
+        """The lines that hold each of ``keys`` that the text holds."""
+        found: dict[bytes, list[int]] = {}
+        isdisjoint, intersection = keys.isdisjoint, keys.intersection
+        for i, line in enumerate(self.split):
+            if line and not isdisjoint(words := line.split()):
+                for key in intersection(words):
+                    if key in found:
+                        found[key].append(i)
+                    else:
+                        found[key] = [i]
+        return found
+
+    def __getitem__(self, i: int) -> set[bytes]:
+        if i not in self.sets:
+            self.sets[i] = set(self.split[i].split())
+        return self.sets[i]
+
+
+Found = tuple[int, int, str, re.Match[str]]  # first line, how many lines (1 or 2), the text searched, the match
+
+
+class LineMatcher:
+    """Runs templates on the lines that short-list them; a text is searched once per template.
+
+    ``scan_from``: the short-listed lines beyond which a template's lines are kept only near a
+    copy of its longest literal run, found in one scan of the whole text.
+    """
+
+    def __init__(self, lines: list[str], words: LineWords | None = None, scan_from: int = 1000):
+        self.lines, self.words, self.scan_from = lines, words or LineWords(lines), scan_from
+        self.searched: dict[tuple[int, str], list[re.Match[str]]] = {}
+        self.holding_run: dict[str, list[int]] = {}
+
+    @functools.cached_property
+    def flat(self) -> tuple[str, list[int]]:
+        """The lines as one text, and where each line starts in it."""
+        return "\n".join(self.lines), list(itertools.accumulate((len(line) + 1 for line in self.lines), initial=0))
+
+    def lines_holding(self, run: str) -> list[int]:
+        """The lines that contain ``run`` (once per copy), found in one scan of the text."""
+        if run not in self.holding_run:
+            flat, starts = self.flat
+            found = self.holding_run[run] = []
+            at = flat.find(run)
+            while at >= 0:
+                found.append(bisect.bisect_right(starts, at) - 1)
+                at = flat.find(run, at + 1)
+        return self.holding_run[run]
+
+    def search(self, candidate: Candidate, text: str) -> list[re.Match[str]]:
+        found = self.searched.get((id(candidate), text))
+        if found is None:
+            found = self.searched[(id(candidate), text)] = list(candidate.template.regex.finditer(text))
+        return found
+
+    def hits(self, candidate: Candidate, short_listed: list[int]) -> list[Found]:
+        """Every occurrence of ``candidate`` in a short-listed line; where the line alone gives
+        none, in it joined to the line before or after, crossing the join."""
+        lines, words = self.lines, self.words
+        if len(short_listed) > self.scan_from:  # keep the lines near a copy of its longest literal run
+            near = {j + step for j in self.lines_holding(candidate.runs[0]) for step in (-1, 0, 1)}
+            short_listed = [i for i in short_listed if i in near]
+        hits: list[Found] = []
+        tried: set[int] = set()  # first lines of the pairs tried
+        for i in dict.fromkeys(short_listed):
+            text = lines[i]
+            if all(run in text for run in candidate.runs) and all(w in words[i] for w in candidate.words):
+                found = self.search(candidate, text)
+                if found:
+                    hits += [(i, 1, text, m) for m in found]
+                    continue
+            for first in (i - 1, i):
+                other = i + 1 if first == i else first
+                if first < 0 or other >= len(lines) or first in tried or not lines[other].strip():
+                    continue
+                if not all(run in text or run in lines[other] for run in candidate.runs):
+                    continue
+                tried.add(first)
+                if not all(w in words[first] or w in words[first + 1] for w in candidate.words):
+                    continue
+                joined, join = lines[first] + " " + lines[first + 1], len(lines[first])
+                hits += [(first, 2, joined, m) for m in self.search(candidate, joined) if m.start() < join < m.end() - 1]
+        return hits
+
+
+def find(filed: Sequence[Candidate], lines: list[str]) -> list[tuple[int, Found]]:
+    """Every occurrence of every candidate in ``lines``, short-listed as the lookup does it:
+    (candidate's index, occurrence)."""
+    words = LineWords(lines)
+    by_key: dict[bytes, list[int]] = {}
+    for k, c in enumerate(filed):
+        if c.key is not None:
+            by_key.setdefault(c.key.encode(), []).append(k)
+    matcher = LineMatcher(lines, words)
+    out = []
+    for key, found in words.holding(frozenset(by_key)).items():
+        for k in by_key[key]:
+            out += [(k, hit) for hit in matcher.hits(filed[k], found)]
+    for k, c in enumerate(filed):
+        if c.key is None:
+            out += [(k, hit) for hit in matcher.hits(c, matcher.lines_holding(c.runs[0]))]
+    return sorted(out, key=lambda found: (found[1][0], found[1][3].start(), found[0]))
