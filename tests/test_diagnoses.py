@@ -18,7 +18,7 @@ from errorkb.records import RecordError, load_catalogue, load_record
 from errorkb.templates import SIZE_PARTS, Value, compile_template
 from system_tools import require
 
-CORE = ROOT / "ext" / "errorkb" / "static" / "lookup-core.js"
+CORE = ROOT / "ext" / "errorkb" / "static" / "errorkb-lookup-core.js"
 TORCH = compile_template("Tried to allocate {requested:size}. GPU {gpu:int} has a total capacity of {capacity:size} "
                          "of which {free:size} is free.{? Process {pid:int} has {other:size} memory in use.}"
                          "{? On {device:device} now.}")
@@ -155,7 +155,7 @@ def test_rounding_is_half_up_on_the_exact_value():
 
 def test_the_browser_evaluates_as_python_does():
     """Every diagnosis of every record, and made-up ones, on every example of its record and on
-    edge values: the same messages from lookup-core.js."""
+    edge values: the same messages from errorkb-lookup-core.js."""
     node = require("node", "nodejs")
     catalogue, _ = load_catalogue(ROOT / "errors", schema=SITE_SCHEMA, root=ROOT)
     cases = []

@@ -9,7 +9,7 @@ capture, a short message, and the fix it points to::
         fix: Stop the other processes on the GPU
 
 The condition is an expression of a small language, parsed here to a tree that the lookup
-index ships as data, and that :func:`evaluate` and ``static/lookup-core.js`` evaluate alike:
+index ships as data, and that :func:`evaluate` and ``static/errorkb-lookup-core.js`` evaluate alike:
 
 - values by their placeholder's name; numbers (``0.25``, ``4``) and sizes (``512 MiB``,
   ``2 GiB``, with the units of ``templates.parse_size``);

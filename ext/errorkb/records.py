@@ -191,6 +191,10 @@ class Record:
         return self.fields.references
 
     @property
+    def diagnoses(self) -> list[dict[str, Any]]:
+        return self.fields.diagnoses
+
+    @property
     def docname(self) -> str:
         """The page's name under the records folder: ``<source>/<id>``."""
         return f"{self.source}/{self.id}"
