@@ -18,10 +18,10 @@ from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from .collector import collector_paused
+from .gc_pause import gc_paused
 from .domain import generated_xref
 from .indexes import DIMENSIONS, OVERVIEW, grouped, page_link, point_at_page
-from .domain import catalogue_of
+from .domain import err_domain
 from .records import PHASES, PLATFORMS, Catalogue, Record
 
 COLUMNS = ("Code", "Error", "First message", "Platforms", "Phase")
@@ -68,12 +68,12 @@ class CatalogueDirective(SphinxDirective):
     """A table of all records, by source then id, each linking to its page."""
 
     def run(self) -> list[nodes.Node]:
-        with collector_paused():  # a dozen nodes a row, thousands of rows, and no garbage
+        with gc_paused():  # a dozen nodes a row, thousands of rows, and no garbage
             return self._table()
 
     def _table(self) -> list[nodes.Node]:
-        catalogue = catalogue_of(self.env)
-        domain = self.env.get_domain("err")
+        catalogue = err_domain(self.env).catalogue
+        domain = err_domain(self.env)
         domain.data["catalogues"][self.env.docname] = fingerprint(catalogue)
         self.env.metadata[self.env.docname]["errorkb-catalogue"] = True
 
@@ -113,7 +113,7 @@ class SourceCards(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         source = next(d for d in DIMENSIONS if d.name == "source")
-        groups = grouped(catalogue_of(self.env), source)
+        groups = grouped(err_domain(self.env).catalogue, source)
         lines = ["````{grid} 2 3 4 4", ":gutter: 2", ":class-container: errorkb-sources", ""]
         for value, records in groups.items():
             lines += [f"```{{grid-item-card}} {source.label(value)}", ":link-type: url", f":link: {source.page(value)}",

@@ -22,7 +22,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .domain import catalogue_of
+from .domain import err_domain
 from .records import CATEGORIES, FRAMEWORKS, PHASES, PLATFORMS, SOURCES, Catalogue, Record
 
 OVERVIEW = "by/index"
@@ -148,7 +148,7 @@ def generated_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     """``html-collect-pages``: the overview and one page per value of every dimension."""
     if app.builder.name not in BUILDERS:
         return
-    catalogue = catalogue_of(app.env)
+    catalogue = err_domain(app.env).catalogue
     yield overview_page(app, catalogue)
     for dimension in DIMENSIONS:
         for value, records in grouped(catalogue, dimension).items():
@@ -168,7 +168,7 @@ def sources_in_context(app: Sphinx, pagename: str, templatename: str, context: d
     source = DIMENSIONS[0]
     context["errorkb_sources"] = [
         (source.label(value), app.builder.get_relative_uri(pagename, source.page(value)), count)
-        for value, count in _source_counts(catalogue_of(app.env))
+        for value, count in _source_counts(err_domain(app.env).catalogue)
     ]
 
 

@@ -48,7 +48,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .collector import collector_paused
+from .gc_pause import gc_paused
 from .templates import Template, Value, compile_template, js_patterns, parse
 
 if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
@@ -296,7 +296,7 @@ class LookupIndex:
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
         records, entries, words = [], [], []
-        with collector_paused():
+        with gc_paused():
             for r, (id_, code, title, url, fixes, record_words, templates, aliases) in enumerate(data["records"]):
                 records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
                                 "aliases": aliases})

@@ -12,7 +12,7 @@ import pickle
 from pathlib import Path
 
 from . import __version__, records, templates
-from .collector import collector_paused
+from .gc_pause import gc_paused
 from .records import MAX_RECORD_BYTES, Catalogue, Problem, RecordCache, load_catalogue
 
 CACHE_FILE = "errorkb-records.pickle"
@@ -20,7 +20,7 @@ CACHE_FILE = "errorkb-records.pickle"
 
 def _fingerprint() -> str:
     """Changes whenever the record model or the template compiler does."""
-    code = b"".join(Path(m.__file__).read_bytes() for m in (records, templates))  # type: ignore[arg-type]
+    code = Path(records.__file__).read_bytes() + Path(templates.__file__).read_bytes()
     return hashlib.blake2b(code + __version__.encode(), digest_size=16).hexdigest()
 
 
@@ -46,9 +46,9 @@ def load_catalogue_cached(folder: Path, root: Path, cache_dir: Path,
                           max_bytes: int = MAX_RECORD_BYTES) -> tuple[Catalogue, list[Problem]]:
     """:func:`~errorkb.records.load_catalogue`, reusing the records of files that did not change.
 
-    Reading the cache and loading the records run with the collector paused (see ``collector.py``).
+    Reading the cache and loading the records run with the garbage collector paused (see :mod:`.gc_pause`).
     """
-    with collector_paused():
+    with gc_paused():
         cache = read(cache_dir)
         before = {path: digest for path, (digest, _) in cache.items()}
         catalogue, problems = load_catalogue(folder, root=root, cache=cache, max_bytes=max_bytes)

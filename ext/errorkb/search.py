@@ -33,9 +33,9 @@ from sphinx.application import Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util.docutils import SphinxDirective
 
-from .collector import collector_paused
+from .gc_pause import gc_paused
 from .lookup import build_index
-from .domain import catalogue_of
+from .domain import err_domain
 
 INDEX_FILE = "_static/errorkb-lookup-index.json"
 PAGE = "lookup"
@@ -130,12 +130,12 @@ def write_index(app: Sphinx, exception: Exception | None) -> None:
     """``build-finished``: the lookup index and the OpenSearch description."""
     if exception is not None or app.builder.name != "html":
         return
-    catalogue = catalogue_of(app.env)
+    catalogue = err_domain(app.env).catalogue
     urls = {}
     for record in catalogue.records.values():
         docname = record.path.removesuffix(".md")
         urls[record.id] = app.builder.get_target_uri(docname)
-    with collector_paused():
+    with gc_paused():
         index = build_index(catalogue, urls, report=report_url(app.config.errorkb_repository_url))
         text = json.dumps(index.to_json(), separators=(",", ":"), ensure_ascii=False)
     out = Path(app.outdir)
