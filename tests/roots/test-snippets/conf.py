@@ -1,0 +1,2 @@
+extensions = ["errorkb"]
+exclude_patterns = ["_build"]
