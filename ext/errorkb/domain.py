@@ -23,8 +23,8 @@ Other Sphinx projects can load this module alone (``extensions = ["errorkb.domai
 
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Iterator, Set
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from docutils import nodes

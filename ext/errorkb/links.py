@@ -23,6 +23,7 @@ from .catalogue import fingerprint
 from .domain import err_domain
 from .pages import footer_group, referenced_by
 
+
 def outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
              removed: set[str]) -> list[str]:
     """``env-get-outdated``: pages whose read-time content depends on records that changed."""

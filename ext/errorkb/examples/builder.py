@@ -7,8 +7,8 @@ this builder writes no pages, only ``output.txt`` with one line per snippet and 
 
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Iterator, Set
+from pathlib import Path
 
 from docutils import nodes
 from sphinx.builders import Builder
