@@ -72,8 +72,8 @@ class CatalogueDirective(SphinxDirective):
             return self._table()
 
     def _table(self) -> list[nodes.Node]:
-        catalogue = err_domain(self.env).catalogue
         domain = err_domain(self.env)
+        catalogue = domain.catalogue
         domain.data["catalogues"][self.env.docname] = fingerprint(catalogue)
         self.env.metadata[self.env.docname]["errorkb-catalogue"] = True
 
