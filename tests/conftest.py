@@ -1,7 +1,15 @@
-"""Shared fixtures: a tiny Sphinx project in a temporary folder, and valid record text."""
+"""Shared fixtures: Sphinx's test fixtures on the projects under ``tests/roots/``, snapshots of
+rendered output under ``tests/snapshots/``, a throw-away project for tests that run
+``sphinx-build`` as a user would, and valid record text.
+
+A test builds a root with ``@pytest.mark.sphinx("html", testroot="basic")`` and the ``app``
+fixture (``tests/roots/test-basic``, read in place, built into a temporary folder shared by the
+tests of that root); ``srcdir="..."`` in the marker builds a copy that the test may change.
+"""
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shutil
@@ -18,6 +26,62 @@ from errorkb.config import settings_from
 from errorkb.project import open_project
 
 ROOT = Path(__file__).resolve().parents[1]
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+
+pytest_plugins = ("sphinx.testing.fixtures",)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-snapshots", action="store_true",
+                     help="rewrite the files under tests/snapshots/ from the output of this run")
+
+
+@pytest.fixture(scope="session")
+def rootdir() -> Path:
+    """Where Sphinx's ``app`` fixture finds ``testroot="name"``: ``tests/roots/test-name``."""
+    return Path(__file__).resolve().parent / "roots"
+
+
+class Snapshots:
+    """Compares output with a file under ``tests/snapshots/``, or rewrites it.
+
+    Rewritten with ``pytest --update-snapshots`` (or ``ERRORKB_UPDATE_SNAPSHOTS=1``); a missing
+    file is written and the test fails, so that a new snapshot is reviewed before it is trusted.
+    """
+
+    def __init__(self, update: bool):
+        self.update = update
+
+    def check(self, name: str, text: str) -> None:
+        path = SNAPSHOTS / name
+        shown = path.relative_to(ROOT).as_posix()
+        if self.update or not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            if not self.update:
+                pytest.fail(f"wrote a new snapshot: review {shown} and commit it")
+            return
+        expected = path.read_text(encoding="utf-8")
+        if text != expected:
+            diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), shown, "this run"))
+            pytest.fail(f"the output differs from {shown} (if the change is meant, run pytest "
+                        f"--update-snapshots and review the diff):\n{diff}", pytrace=False)
+
+
+@pytest.fixture
+def snapshots(request: pytest.FixtureRequest) -> Snapshots:
+    return Snapshots(bool(request.config.getoption("--update-snapshots") or os.environ.get("ERRORKB_UPDATE_SNAPSHOTS")))
+
+
+def doctree_text(app, docname: str) -> str:
+    """The page's doctree as the writer gets it, pretty-printed, without this machine's paths."""
+    doctree = app.env.get_and_resolve_doctree(docname, app.builder, tags=app.tags)
+    return doctree.pformat().replace(str(app.srcdir), "<srcdir>")
+
+
+def page(app, name: str) -> str:
+    """A written page of ``app``'s build."""
+    return (app.outdir / name).read_text(encoding="utf-8")
 
 RECORD = """\
 ---

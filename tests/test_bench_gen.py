@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
+from conftest import SITE_SCHEMA
 from errorkb.records import _claimed_by_others, load_catalogue, load_record
 from errorkb.templates import compile_template
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
 
-from gen_records import generate, render_record, write_site  # noqa: E402
-from conftest import SITE_SCHEMA
+
+def _bench_module(name: str) -> ModuleType:
+    """A module of bench/, loaded without putting bench/ on sys.path, where its doctest.py
+    would hide the standard library's from every later import (Sphinx's among them)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = sys.modules[name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+gen_records = _bench_module("gen_records")
+generate, render_record, write_site = gen_records.generate, gen_records.render_record, gen_records.write_site
 
 
 def test_generation_is_deterministic() -> None:

@@ -1,36 +1,23 @@
 """The ``err`` domain and the links between pages: role, index, related both ways, Referenced by,
-generated index pages and the catalogue, in full, incremental and parallel builds."""
+generated index pages and the catalogue, in full, incremental and parallel builds.
+
+Most tests build ``tests/roots/test-basic``: demo-a lists demo-b as related, cuda-c's prose
+links to demo-b, and ``docs/guide.md`` links to demo-b in every way the role allows.
+"""
 
 from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from sphinx.util.inventory import InventoryFile
 
-from conftest import Project, record_text
+from conftest import page
+from errorkb.domain import ErrorDomain, err_domain
 
-INDEX = "# Demo\n\n```{err:catalogue}\n```\n\n```{toctree}\n:glob:\n\nerrors/*/*\ndocs/*\n```\n"
-TITLE = "Demo device ran out of memory"
-
-
-def record(id_: str, code: str, related: str = "[]", body_link: str = "") -> str:
-    text = record_text(id=id_, code=code, related=related).replace("DemoError", f"DemoError{code}")
-    return text.replace("Print the memory in use before the failing step.",
-                        f"Print the memory in use before the failing step. {body_link}".rstrip())
-
-
-def site(project: Project, records: dict[str, tuple[str, str]], guide: str = "# Guide\n\nText.\n") -> None:
-    """Records id -> (code, related), a guide in docs/guide.md, and a landing page with the catalogue."""
-    project.write("index.md", INDEX)
-    for id_, (code, related) in records.items():
-        project.add_record(record(id_, code, related), id=id_)
-    project.write("docs/guide.md", guide)
-
-
-def html(project: Project, page: str) -> str:
-    return (project.out / page).read_text(encoding="utf-8")
+basic = pytest.mark.sphinx("html", testroot="basic")
 
 
 def main(text: str) -> str:
@@ -49,139 +36,162 @@ def links(text: str) -> list[tuple[str, str]]:
 
 
 def section(text: str, marker: str) -> str:
-    """The HTML from ``marker`` to the end of its block, to look at one list."""
+    """The HTML from ``marker`` to the end of its list, to look at one list."""
     start = text.index(marker)
     return text[start:text.index("</ul>", start)]
 
 
-def test_role_links_by_id_and_code_with_code_and_title(project: Project) -> None:
-    site(project, {"demo-oom": ("DEMO1", "[]")},
-         guide="# Guide\n\nBy id {err}`demo-oom`, by code {err}`demo1`, in reST style {err:err}`DEMO1`, "
-               "with own text {err}`this one <demo-oom>`.\n")
-    result = project.build()
-    assert result.returncode == 0, result.stderr
-    found = [link for link in links(html(project, "docs/guide.html")) if link[0] != "#guide"]
-    page = "../errors/demo/demo-oom.html"
-    assert found == [(page, f"DEMO1: {TITLE}")] * 3 + [(page, "this one")]
+def rebuild(app, make_app):
+    """Build ``app``'s project again, incrementally, as the next ``sphinx-build`` would."""
+    app.cleanup()
+    again = make_app("html", srcdir=app.srcdir, builddir=app.outdir.parent)
+    again.build()
+    assert again.warning.getvalue() == ""
+    return again
 
 
-def test_unknown_target_warns_with_file_and_line(project: Project) -> None:
-    site(project, {"demo-oom": ("DEMO1", "[]")}, guide="# Guide\n\nSome text.\n\nSee {err}`no-such-error`.\n")
-    result = project.build()
-    assert result.returncode != 0
-    assert re.search(r"docs/guide\.md:5: WARNING: unknown error 'no-such-error'", result.stderr), result.stderr
+def write(app, relpath: str, text: str) -> None:
+    (Path(app.srcdir) / relpath).write_text(text, encoding="utf-8")
 
 
-def test_errors_in_general_index_and_inventory(project: Project) -> None:
-    site(project, {"demo-oom": ("DEMO1", "[]")})
-    project.add_record(record_text().replace("related: []", "related: []\naliases: [old-demo]"))
-    result = project.build()
-    assert result.returncode == 0, result.stderr
-    genindex = html(project, "genindex.html")
-    assert f"DEMO1: {TITLE}" in genindex and "errors/demo/demo-oom.html" in genindex
-    with (project.out / "objects.inv").open("rb") as stream:
+def edit(app, relpath: str, old: str, new: str) -> None:
+    path = Path(app.srcdir) / relpath
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+@basic
+def test_role_links_by_id_code_and_alias_with_code_and_title(app) -> None:
+    app.build()
+    assert app.warning.getvalue() == ""
+    found = [link for link in links(page(app, "docs/guide.html")) if link[0] != "#guide"]
+    target = "../errors/demo/demo-b.html"
+    assert found == [(target, "DEMOB: Demo host ran out of pinned memory")] * 4 + [(target, "this one")]
+
+
+@pytest.mark.sphinx("html", testroot="basic", srcdir="basic-dangling")
+def test_unknown_target_warns_with_file_and_line(app) -> None:
+    write(app, "docs/guide.md", "# Guide\n\nSome text.\n\nSee {err}`no-such-error`.\n")
+    app.build()
+    assert re.search(r"docs/guide\.md:5: WARNING: unknown error 'no-such-error'", app.warning.getvalue())
+
+
+@basic
+def test_errors_in_general_index_and_inventory(app) -> None:
+    app.build()
+    genindex = page(app, "genindex.html")
+    assert "DEMOA: Demo device ran out of memory" in genindex and "errors/demo/demo-a.html" in genindex
+    with (app.outdir / "objects.inv").open("rb") as stream:
         inventory = InventoryFile.load(stream, "", lambda base, uri: uri)
     objects = inventory.data["err:error"] if hasattr(inventory, "data") else inventory["err:error"]
-    for name in ("demo-oom", "DEMO1", "old-demo"):
+    for name in ("demo-b", "DEMOB", "old-demo"):
         item = objects[name]
         uri = item.uri if hasattr(item, "uri") else item[2]
         display = item.display_name if hasattr(item, "display_name") else item[3]
-        assert uri == "errors/demo/demo-oom.html" and display == f"DEMO1: {TITLE}"
+        assert uri == "errors/demo/demo-b.html" and display == "DEMOB: Demo host ran out of pinned memory"
 
 
-def test_related_shown_on_both_sides_and_referenced_by(project: Project) -> None:
-    site(project, {"demo-a": ("DEMOA", "[demo-b]"), "demo-b": ("DEMOB", "[]"),
-                   "demo-c": ("DEMOC", "[]", )},
-         guide="# Guide\n\nSee {err}`demo-b`.\n")
-    project.add_record(record("demo-c", "DEMOC", body_link="Compare {err}`demo-b`."), id="demo-c")
-    result = project.build()
-    assert result.returncode == 0, result.stderr
-    a, b = html(project, "errors/demo/demo-a.html"), html(project, "errors/demo/demo-b.html")
+@basic
+def test_related_shown_on_both_sides_and_referenced_by(app) -> None:
+    app.build()
+    a, b, c = (page(app, f"errors/{p}.html") for p in ("demo/demo-a", "demo/demo-b", "cuda/cuda-c"))
     assert "demo-b.html" in section(a, 'id="related-errors"')
     assert "demo-a.html" in section(b, 'id="related-errors"')  # shown although only demo-a declares it
-    referenced = dict(links(section(b, 'id="referenced-by"')))
-    assert referenced == {"../../docs/guide.html": "Guide", "demo-c.html": f"DEMOC: {TITLE}"}
-    assert 'id="referenced-by"' not in a  # nothing links to demo-a with the role
-    assert 'id="referenced-by"' not in html(project, "errors/demo/demo-c.html")  # generated links do not count
+    referenced = links(section(b, 'id="referenced-by"'))
+    assert referenced == [("../cuda/cuda-c.html", "CUDAC: Demo kernel image too large to load"),
+                          ("../../docs/guide.html", "Guide")]  # records first
+    assert 'id="referenced-by"' not in a  # the related list's links are generated: they do not count
+    assert "No related errors, references or pages that link here yet." in c
 
 
-def test_incremental_build_rewrites_pages_whose_links_changed(project: Project) -> None:
-    site(project, {"demo-a": ("DEMOA", "[demo-b]"), "demo-b": ("DEMOB", "[]"), "demo-c": ("DEMOC", "[]")},
-         guide="# Guide\n\nSee {err}`demo-b`.\n")
-    assert project.build().returncode == 0
-    assert "demo-a.html" in html(project, "errors/demo/demo-b.html")
-    assert "guide.html" in html(project, "errors/demo/demo-b.html")
+@pytest.mark.sphinx("html", testroot="basic", srcdir="basic-incremental")
+def test_incremental_build_rewrites_pages_whose_links_changed(app, make_app) -> None:
+    app.build()
+    assert "demo-a.html" in page(app, "errors/demo/demo-b.html")
 
-    # demo-a now lists demo-c instead of demo-b; the guide links to demo-c instead of demo-b.
-    project.add_record(record("demo-a", "DEMOA", "[demo-c]"), id="demo-a")
-    project.write("docs/guide.md", "# Guide\n\nSee {err}`demo-c`.\n")
-    result = project.build()
-    assert result.returncode == 0, result.stderr
-    b, c = html(project, "errors/demo/demo-b.html"), html(project, "errors/demo/demo-c.html")
-    assert 'id="related-errors"' not in b and 'id="referenced-by"' not in b
+    # demo-a lists cuda-c instead of demo-b; the guide links to cuda-c instead of demo-b.
+    edit(app, "errors/demo/demo-a.md", "related: [demo-b]", "related: [cuda-c]")
+    write(app, "docs/guide.md", "# Guide\n\nSee {err}`cuda-c`.\n")
+    again = rebuild(app, make_app)
+    b, c = page(again, "errors/demo/demo-b.html"), page(again, "errors/cuda/cuda-c.html")
+    assert 'id="related-errors"' not in b
+    assert [href for href, _ in links(section(b, 'id="referenced-by"'))] == ["../cuda/cuda-c.html"]
     assert "demo-a.html" in section(c, 'id="related-errors"')
     assert "../../docs/guide.html" in dict(links(section(c, 'id="referenced-by"')))
 
     # A changed title shows on the pages that link to the record, and in the catalogue.
-    project.add_record(record("demo-c", "DEMOC").replace(f"title: {TITLE}", "title: Renamed demo error"), id="demo-c")
-    assert project.build().returncode == 0
-    assert "Renamed demo error" in html(project, "docs/guide.html")
-    assert "Renamed demo error" in section(html(project, "errors/demo/demo-a.html"), 'id="related-errors"')
-    assert "Renamed demo error" in html(project, "index.html")
+    edit(again, "errors/cuda/cuda-c.md", "title: Demo kernel image too large to load", "title: Renamed demo error")
+    third = rebuild(again, make_app)
+    assert "Renamed demo error" in page(third, "docs/guide.html")
+    assert "Renamed demo error" in section(page(third, "errors/demo/demo-a.html"), 'id="related-errors"')
+    assert "Renamed demo error" in page(third, "index.html")
 
 
-def test_parallel_build_gives_the_same_site(project: Project, tmp_path_factory: pytest.TempPathFactory) -> None:
-    ids = [f"demo-{i}" for i in range(6)]
-    site(project, {id_: (f"DEMO{i}", f"[{ids[(i + 1) % 6]}]") for i, id_ in enumerate(ids)},
-         guide="# Guide\n\n" + " ".join(f"{{err}}`{i}`" for i in ids[::2]) + "\n")
-    project.write("docs/other.md", "# Other\n\nSee {err}`DEMO1`.\n")
-    serial = Project.__new__(Project)
-    serial.root = tmp_path_factory.mktemp("serial")
-    shutil.copytree(project.root, serial.root, dirs_exist_ok=True)
-    assert serial.build().returncode == 0
-    result = project.build("-j", "2")
-    assert result.returncode == 0, result.stderr
+@pytest.mark.sphinx("html", testroot="basic", srcdir="basic-parallel", parallel=2)
+def test_parallel_build_gives_the_same_site(app, make_app, tmp_path: Path) -> None:
+    write(app, "docs/other.md", "# Other\n\nSee {err}`DEMOA`.\n")
+    serial_src = tmp_path / "serial"
+    shutil.copytree(app.srcdir, serial_src)
+    merged: list[str] = []
+    app.connect("env-merge-info", lambda app, env, docnames, other: merged.extend(docnames))
+    app.build()
+    assert len(merged) == 6  # every page was read by a worker and merged back
+    app.cleanup()
+    serial = make_app("html", srcdir=serial_src)
+    serial.build()
     pages = ["index.html", "docs/guide.html", "docs/other.html", "errors.json", "llms.txt",
-             *(f"errors/demo/{i}.html" for i in ids)]
-    for page in pages:
-        assert html(project, page) == html(serial, page), page
-    assert "guide.html" in html(project, "errors/demo/demo-0.html")
-    assert "other.html" in html(project, "errors/demo/demo-1.html")
+             "errors/demo/demo-a.html", "errors/demo/demo-b.html", "errors/cuda/cuda-c.html"]
+    for name in pages:
+        assert page(app, name) == page(serial, name), name
+    assert "other.html" in page(app, "errors/demo/demo-a.html")
+    assert app.warning.getvalue() == serial.warning.getvalue() == ""
 
 
-def test_generated_index_pages_and_badges(project: Project) -> None:
-    site(project, {"demo-oom": ("DEMO1", "[]")})
-    project.add_record(record_text(id="cuda-oom", code="CUDA1", source="cuda").replace("DemoError", "CudaError")
-                       .replace("phase: run-time", "phase: load-time"), id="cuda-oom", source="cuda")
-    result = project.build()
-    assert result.returncode == 0, result.stderr
-    expected = {"source/demo": ["demo-oom"], "source/cuda": ["cuda-oom"], "platform/gpu": ["cuda-oom", "demo-oom"],
-                "framework/pytorch": ["cuda-oom", "demo-oom"], "phase/run-time": ["demo-oom"],
-                "phase/load-time": ["cuda-oom"], "category/device-memory": ["cuda-oom", "demo-oom"]}
-    for page, ids in expected.items():
-        hrefs = [h for h, _ in links(html(project, f"by/{page}.html")) if h.startswith("../../errors/")]
-        assert [h.rsplit("/", 1)[-1].removesuffix(".html") for h in hrefs] == ids, page
-    overview = dict(links(html(project, "by/index.html")))
+@basic
+def test_state_lives_in_the_domain_alone(app) -> None:
+    app.build()
+    domain = err_domain(app.env)
+    assert isinstance(domain, ErrorDomain)
+    assert set(domain.catalogue.records) == {"demo-a", "demo-b", "cuda-c"}
+    assert domain.related["demo-b"] == ["demo-a"]
+    assert domain.backlinks["demo-b"] == {"docs/guide", "errors/cuda/cuda-c"}
+    assert domain.record_for("errors/demo/demo-a").id == "demo-a" and domain.record_for("docs/guide") is None
+    assert set(domain.data) == {*ErrorDomain.initial_data, "version"}
+    assert set(vars(domain)) - set(vars(ErrorDomain(app.env))) == set()
+    assert [name for name in vars(app.env) if name.startswith("errorkb")] == []
+
+
+@basic
+def test_generated_index_pages_and_badges(app) -> None:
+    app.build()
+    expected = {"source/demo": ["demo-a", "demo-b"], "source/cuda": ["cuda-c"],
+                "platform/gpu": ["cuda-c", "demo-a", "demo-b"], "framework/pytorch": ["cuda-c", "demo-a", "demo-b"],
+                "phase/run-time": ["demo-a", "demo-b"], "phase/load-time": ["cuda-c"],
+                "category/device-memory": ["cuda-c", "demo-a"], "category/host-memory": ["demo-b"]}
+    for name, ids in expected.items():
+        hrefs = [h for h, _ in links(page(app, f"by/{name}.html")) if h.startswith("../../errors/")]
+        assert [h.rsplit("/", 1)[-1].removesuffix(".html") for h in hrefs] == ids, name
+    overview = dict(links(page(app, "by/index.html")))
     assert {"platform/gpu.html", "phase/load-time.html", "source/cuda.html"} <= set(overview)
-    badges = dict(links(section(html(project, "errors/demo/demo-oom.html").replace("</p>", "</ul>"), "errorkb-badges")))
+    badges = dict(links(section(page(app, "errors/demo/demo-a.html").replace("</p>", "</ul>"), "errorkb-badges")))
     assert badges == {"../../by/source/demo.html": "demo", "../../by/platform/gpu.html": "GPU",
                       "../../by/framework/pytorch.html": "PyTorch", "../../by/phase/run-time.html": "Run time",
                       "../../by/category/device-memory.html": "Device memory"}
 
 
-def test_catalogue_table_has_every_record_with_filter_values(project: Project) -> None:
-    site(project, {"demo-a": ("DEMOA", "[]"), "demo-b": ("DEMOB", "[]")},
-         guide="# Guide\n\nNo table here.\n")
-    result = project.build()
-    assert result.returncode == 0, result.stderr
-    index = html(project, "index.html")
+@basic
+def test_catalogue_table_has_every_record_with_filter_values(app) -> None:
+    app.build()
+    index = page(app, "index.html")
     rows = re.findall(r'<tr class="(errorkb-row[^"]*)">(.*?)</tr>', index, re.S)
-    assert [re.search(r'href="([^"]+)"', row)[1] for _, row in rows] == ["errors/demo/demo-a.html", "errors/demo/demo-b.html"]
-    classes = rows[0][0].split()
+    assert [re.search(r'href="([^"]+)"', row)[1] for _, row in rows] == [
+        "errors/cuda/cuda-c.html", "errors/demo/demo-a.html", "errors/demo/demo-b.html"]
+    classes = rows[1][0].split()
     assert {"errorkb-f-source-demo", "errorkb-f-platform-gpu", "errorkb-f-phase-run-time",
             "errorkb-f-framework-pytorch", "errorkb-f-category-device-memory"} <= set(classes)
-    assert "DemoErrorDEMOA: could not allocate {requested:size}" in re.sub(r"<[^>]+>", "", rows[0][1])
+    assert "DemoErrorA: could not allocate {requested:size}" in re.sub(r"<[^>]+>", "", rows[1][1])
     assert '<form class="errorkb-filters" hidden>' in index and '<option value="gpu">GPU</option>' in index
     assert "errorkb-catalogue.js" in index
-    assert "errorkb-catalogue.js" not in html(project, "docs/guide.html")
-    assert (project.out / "_static" / "errorkb-catalogue.js").is_file()
+    assert "errorkb-catalogue.js" not in page(app, "docs/guide.html")
+    assert (app.outdir / "_static" / "errorkb-catalogue.js").is_file()

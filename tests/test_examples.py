@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from errorkb.examples.runner import run_snippets
 from errorkb.examples.spec import SnippetError, make_snippet, parse_requires
 from errorkb.examples.verified import load_verified
 
-from conftest import ROOT, record_text
+from conftest import ROOT, page
 from errorkb.project import open_project
 
 FIXES_OK = """
@@ -27,39 +28,6 @@ FIXES_OK = """
 print("fine")
 ```
 """
-REPRODUCES = """
-```{snippet} reproduces
-:id: prints-the-error
-
-import sys
-sys.exit("DemoError: could not allocate 2.00 GiB on device 0")
-```
-"""
-NEEDS_CUDA = """
-```{snippet} fixes
-:id: on-a-gpu
-:requires: cuda, gpu-memory>=40G
-
-print("never here")
-```
-"""
-LOOPS = """
-```{snippet} fixes
-:id: loops-forever
-:timeout: 2
-
-while True:
-    pass
-```
-"""
-
-
-def with_snippets(*snippets: str) -> str:
-    """The demo record with snippets added to its first fix."""
-    return record_text().replace("Fewer samples per step need fewer activations.\n",
-                                 "Fewer samples per step need fewer activations.\n" + "".join(snippets))
-
-
 def snippet(kind: str = "fixes", code: str = "print(1)\n", **options: str):
     return make_snippet(kind, {"id": "demo", **options}, code, path="errors/demo/demo-oom.md", line=1,
                         record_id="demo-oom", templates=("DemoError: could not allocate {requested:size}",))
@@ -177,71 +145,95 @@ def test_verified_file_keeps_the_newest_entry_and_reports_bad_ones(tmp_path: Pat
 
 
 # ---------------------------------------------------------------------------------------------
-# Whole builds
+# Whole builds of tests/roots/test-snippets: a record whose snippets run cleanly, reproduce its
+# error, need a GPU, raise, and loop past their time limit, and a page with the table of them all
 
 
-def test_pages_show_each_status_and_the_status_page_lists_them(project) -> None:
-    project.add_record(with_snippets(FIXES_OK, REPRODUCES, NEEDS_CUDA))
-    project.write("errors/demo/demo-oom.verified.yaml",
-                  "- snippet: on-a-gpu\n  date: 2026-03-01\n  device: NVIDIA H100 80GB HBM3\n  status: passed\n"
-                  "  output: |\n    never here\n")
-    project.write("status.md", "# Status\n\n```{err:snippet-status}\n```\n")
-    project.write("index.md", "# Demo\n\n```{toctree}\n:glob:\n\nerrors/*/*\nstatus\n```\n")
-    done = project.build()
-    assert done.returncode == 0, done.stderr
-    page = (project.out / "errors/demo/demo-oom.html").read_text(encoding="utf-8")
-    assert page.count(">passed</span>") == 2
-    assert ">not run</span> needs a CUDA GPU; needs a GPU with 40 GiB of memory" in page
-    assert "Last verified on </strong>NVIDIA H100 80GB HBM3, 2026-03-01: passed" in page
-    status = (project.out / "status.html").read_text(encoding="utf-8")
-    assert "3 snippets: 2 passed, 0 failed, 1 not run." in status
+@pytest.mark.sphinx("html", testroot="snippets")
+def test_pages_show_each_status_and_the_status_page_lists_them(app) -> None:
+    app.build()
+    assert app.warning.getvalue() == ""
+    text = page(app, "errors/demo/demo-oom.html")
+    assert text.count(">passed</span>") == 2
+    assert ">not run</span> needs a CUDA GPU; needs a GPU with 40 GiB of memory" in text
+    assert "Last verified on </strong>NVIDIA H100 80GB HBM3, 2026-03-01: passed" in text
+    assert ">failed</span> exit status 1: it should run cleanly" in text and "ValueError: broken" in text
+    assert ">failed</span> stopped: still running after the 2 s time limit" in text  # and the build went on
+    status = page(app, "status.html")
+    assert "5 snippets: 2 passed, 2 failed, 1 not run." in status
     assert 'href="errors/demo/demo-oom.html#snippet-on-a-gpu"' in status
 
 
-def test_a_bad_snippet_is_a_warning_at_its_line(project) -> None:
-    text = with_snippets("\n```{snippet} fixes\n:id: demo\n:timeout: forever\n\nprint(1)\n```\n")
-    project.add_record(text)
-    line = text.splitlines().index("```{snippet} fixes") + 1
-    done = project.build()
-    assert done.returncode != 0
-    assert f"demo-oom.md:{line}: WARNING: :timeout: 'forever' must be a whole number" in done.stderr
-
-
-def test_a_bad_verified_file_is_a_warning_at_its_line(project) -> None:
-    project.add_record(with_snippets(NEEDS_CUDA))
-    project.write("errors/demo/demo-oom.verified.yaml",
-                  "- snippet: on-a-gpu\n  date: 2026-03-01\n  device: GPU\n  status: passed\n"
-                  "- snippet: elsewhere\n  date: 2026-03-01\n  device: GPU\n  status: maybe\n")
-    done = project.build()
-    assert done.returncode != 0
-    assert "errors/demo/demo-oom.verified.yaml:5: WARNING: status: Input should be 'passed' or 'failed'" in done.stderr
-
-
-def test_a_looping_snippet_fails_and_the_build_goes_on(project) -> None:
-    project.add_record(with_snippets(LOOPS, FIXES_OK))
-    done = project.build()
-    assert done.returncode == 0, done.stderr
-    page = (project.out / "errors/demo/demo-oom.html").read_text(encoding="utf-8")
-    assert ">failed</span> stopped: still running after the 2 s time limit" in page
-    assert ">passed</span>" in page
-
-
-def test_examples_builder_summarises_and_fails_on_a_failure(project) -> None:
-    project.add_record(with_snippets(FIXES_OK, NEEDS_CUDA, "\n```{snippet} fixes\n:id: breaks\n\nraise ValueError('broken')\n```\n"))
-    done = project.build(builder="examples")
-    assert done.returncode == 1
-    lines = (project.out / "output.txt").read_text(encoding="utf-8").splitlines()
-    assert lines[-1] == "examples: 1 passed, 1 failed, 1 skipped"
+@pytest.mark.sphinx("examples", testroot="snippets")
+def test_examples_builder_summarises_and_fails_on_a_failure(app) -> None:
+    app.build()
+    assert app.statuscode == 1
+    lines = (app.outdir / "output.txt").read_text(encoding="utf-8").splitlines()
+    assert lines[-1] == "examples: 2 passed, 2 failed, 1 skipped"
     assert any(line.startswith("errors/demo/demo-oom.md::breaks: failed: exit status 1: it should run cleanly") for line in lines)
     assert "    ValueError: broken" in lines
 
 
-def test_pytest_collects_snippets_with_readable_ids(project) -> None:
-    project.add_record(with_snippets(FIXES_OK, REPRODUCES, NEEDS_CUDA))
+NOT_RUN_HERE = {"errorkb_run_examples": False}  # statuses from the cache alone: nothing runs
+
+
+@pytest.mark.sphinx("html", testroot="snippets", srcdir="snippets-bad", confoverrides=NOT_RUN_HERE)
+def test_a_bad_snippet_or_verified_entry_is_a_warning_at_its_line(app_params, make_app) -> None:
+    args, kwargs = app_params  # the copy is made; the records are read when the app starts
+    record = kwargs["srcdir"] / "errors/demo/demo-oom.md"
+    text = record.read_text(encoding="utf-8").replace(":timeout: 30", ":timeout: forever")
+    record.write_text(text, encoding="utf-8")
+    with (kwargs["srcdir"] / "errors/demo/demo-oom.verified.yaml").open("a", encoding="utf-8") as f:
+        f.write("- snippet: elsewhere\n  date: 2026-03-01\n  device: GPU\n  status: maybe\n")
+    app = make_app(*args, **kwargs)
+    app.build()
+    line = text.splitlines().index(":timeout: forever") - 1  # the fence's, two lines above, counted from 1
+    warnings = app.warning.getvalue()
+    assert f"demo-oom.md:{line}: WARNING: :timeout: 'forever' must be a whole number" in warnings
+    assert "errors/demo/demo-oom.verified.yaml:7: WARNING: status: Input should be 'passed' or 'failed'" in warnings
+
+
+@pytest.mark.sphinx("html", testroot="snippets", srcdir="snippets-incremental", confoverrides=NOT_RUN_HERE)
+def test_a_rebuild_keeps_the_snippets_of_unchanged_pages_and_drops_removed_ones(app, make_app) -> None:
+    app.build()
+    assert "5 snippets: 0 passed, 0 failed, 5 not run." in page(app, "status.html")
+    (app.srcdir / "guide.md").write_text("# Guide\n\n```{snippet} fixes\n:id: in-a-guide\n\nprint(1)\n```\n",
+                                         encoding="utf-8")
+    record = app.srcdir / "errors/demo/demo-oom.md"
+    record.write_text(record.read_text(encoding="utf-8").replace(":id: breaks", ":id: raises"), encoding="utf-8")
+    app.cleanup()
+    again = make_app("html", srcdir=app.srcdir, builddir=app.outdir.parent, confoverrides=NOT_RUN_HERE)
+    again.build()
+    status = page(again, "status.html")
+    assert "6 snippets: 0 passed, 0 failed, 6 not run." in status
+    assert "demo-oom.md::raises" in status and "demo-oom.md::breaks" not in status and "guide.md::in-a-guide" in status
+
+
+@pytest.mark.sphinx("html", testroot="snippets", srcdir="snippets-parallel", confoverrides=NOT_RUN_HERE, parallel=2)
+def test_a_parallel_build_lists_the_same_snippets(app, make_app, tmp_path: Path) -> None:
+    for n in range(5):  # enough pages for Sphinx to read them in parallel
+        (app.srcdir / f"guide{n}.md").write_text(f"# Guide {n}\n\n```{{snippet}} fixes\n:id: guide-{n}\n\nprint({n})\n```\n",
+                                                 encoding="utf-8")
+    shutil.copytree(app.srcdir, tmp_path / "serial")
+    merged: list[str] = []
+    app.connect("env-merge-info", lambda app, env, docnames, other: merged.extend(docnames))
+    app.build()
+    assert merged
+    app.cleanup()
+    serial = make_app("html", srcdir=tmp_path / "serial", confoverrides=NOT_RUN_HERE)
+    serial.build()
+    for name in ("status.html", "errors/demo/demo-oom.html", "guide3.html"):
+        assert page(app, name) == page(serial, name), name
+    assert "10 snippets: 0 passed, 0 failed, 10 not run." in page(app, "status.html")
+
+
+def test_pytest_collects_snippets_with_readable_ids(rootdir: Path, tmp_path: Path) -> None:
+    shutil.copytree(rootdir / "test-snippets", tmp_path, dirs_exist_ok=True)
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "errorkb.examples.pytest_plugin", "-rs", "-v",
-                           "--rootdir", str(project.root), "-c", "/dev/null", "errors"],
-                          cwd=project.root, capture_output=True, text=True, timeout=300)
+                           "--rootdir", str(tmp_path), "-c", "/dev/null", "errors"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert "errors/demo/demo-oom.md::runs-cleanly PASSED" in done.stdout, done.stdout
     assert "errors/demo/demo-oom.md::prints-the-error PASSED" in done.stdout
+    assert "errors/demo/demo-oom.md::breaks FAILED" in done.stdout
     assert "SKIPPED [1] errors/demo/demo-oom.md: needs a CUDA GPU" in done.stdout
-    assert done.returncode == 0
+    assert done.returncode == 1

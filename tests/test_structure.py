@@ -1,5 +1,6 @@
 """The extension's modules import each other without cycles, at the top of a module or inside a
-function alike: each has a place in one order, and none reaches back."""
+function alike: each has a place in one order, and none reaches back.  The build's state is
+reached through the ``err`` domain's one accessor."""
 
 from __future__ import annotations
 
@@ -59,3 +60,25 @@ def test_no_import_cycle_in_the_extension():
         if name not in state:
             visit(name, [name])
     assert cycles == []
+
+
+def test_the_build_state_is_reached_through_the_domain_alone():
+    """Every module reaches the build's state through ``err_domain(env)``: none asks Sphinx for
+    the domain itself or keeps state in attributes of its own on the environment."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("errorkb_") and \
+                    isinstance(node.value, ast.Name) and node.value.id == "env":
+                found.append(f"{name}: env.{node.attr}")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in ("get_domain", "domains") and name != "errorkb.domain":
+                found.append(f"{name}: {node.func.attr}()")
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
+                    node.value.attr == "domains" and name != "errorkb.domain":
+                found.append(f"{name}: domains[...]")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr", "setattr") \
+                    and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and str(node.args[1].value).startswith("errorkb_"):
+                found.append(f"{name}: {node.func.id}(..., {node.args[1].value!r})")
+    assert found == []

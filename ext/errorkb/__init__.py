@@ -19,6 +19,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from .catalogue import setup_catalogue
     from .config import setup_config
     from .containment import setup_containment
+    from .domain import load_records
     from .examples import setup_examples
     from .indexes import setup_indexes
     from .links import setup_links
@@ -32,6 +33,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_config(app)
     setup_containment(app)
     app.setup_extension("errorkb.domain")
+    app.connect("builder-inited", load_records)
     setup_pages(app)
     setup_catalogue(app)
     setup_indexes(app)
@@ -44,7 +46,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", lambda app, config: config.html_static_path.append(str(here / "static")))
     app.connect("config-inited", lambda app, config: config.templates_path.append(str(here / "templates")))
     app.add_css_file("errorkb.css")
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}
 
 
 def load_ipython_extension(ipython: Any) -> None:

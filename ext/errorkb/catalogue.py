@@ -19,9 +19,9 @@ from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from .collector import collector_paused
 from .config import settings
-from .domain import catalogue_of, generated_xref
+from .domain import err_domain, generated_xref
+from .gc_pause import gc_paused
 from .indexes import OVERVIEW, grouped, indexed, page_link, point_at_page, value_page
 from .records import Catalogue, Record
 from .schema import FieldSpec, Schema
@@ -79,13 +79,13 @@ class CatalogueDirective(SphinxDirective):
     field columns, filters and sorting."""
 
     def run(self) -> list[nodes.Node]:
-        with collector_paused():  # a dozen nodes a row, thousands of rows, and no garbage
+        with gc_paused():  # a dozen nodes a row, thousands of rows, and no garbage
             return self._table()
 
     def _table(self) -> list[nodes.Node]:
-        catalogue = catalogue_of(self.env)
+        domain = err_domain(self.env)
+        catalogue = domain.catalogue
         schema = settings(self.config).schema
-        domain = self.env.get_domain("err")
         domain.data["catalogues"][self.env.docname] = fingerprint(catalogue, schema)
         self.env.metadata[self.env.docname]["errorkb-catalogue"] = True
 
@@ -125,7 +125,7 @@ class SourceCards(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         source = settings(self.config).schema.source
-        groups = grouped(catalogue_of(self.env), source)
+        groups = grouped(err_domain(self.env).catalogue, source)
         lines = ["````{grid} 2 3 4 4", ":gutter: 2", ":class-container: errorkb-sources", ""]
         for value, records in groups.items():
             lines += [f"```{{grid-item-card}} {source.label_of(value)}", ":link-type: url", f":link: {value_page(source, value)}",

@@ -1,12 +1,20 @@
-"""The ``err`` domain: every record is an object that roles, the index and intersphinx can find.
+"""The ``err`` domain: every record is an object that roles, the index and intersphinx can find,
+and the domain holds the state of the whole knowledge base, reached through :func:`err_domain`.
 
 ``{err}`xla-e1000``` (or a code such as ``{err}`NCC_EOOM001```) links to a record's page with its
 code and title as the link text.
 
-The domain also keeps, per document, what the link graph needs: the errors a page links to
-with the role (for "Referenced by"), the related ids a record page showed, and the catalogue
-rows a page rendered.  All of it is keyed by document, so ``clear_doc`` and ``merge_domaindata``
-keep it correct in incremental and parallel builds.
+The state, and where it lives:
+
+* the catalogue of records and who is related to whom, loaded at ``builder-inited``
+  (:func:`load_records`) and held for the build only: the record cache keeps it between builds;
+* per document, in the domain data: the errors on a page, the errors a page links to with the
+  role (for "Referenced by"), the related ids and catalogue rows a page showed, its snippets and
+  whether it lists them all.  ``clear_doc`` and ``merge_domaindata`` keep these correct in
+  incremental and parallel builds;
+* once every page is read, in the domain data: what each page's generated links showed, and
+  the snippets' results and verified entries, which the next build compares with its own;
+* for the writing phase: who links to whom (``backlinks``).
 
 Other Sphinx projects can load this module alone (``extensions = ["errorkb.domain",
 "sphinx.ext.intersphinx"]``) to link to a published errorkb with ``{err}`...``` through its
@@ -15,7 +23,9 @@ Other Sphinx projects can load this module alone (``extensions = ["errorkb.domai
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator, Set
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from docutils import nodes
 from docutils.nodes import Element
@@ -25,17 +35,26 @@ from sphinx.builders import Builder
 from sphinx.domains import Domain, ObjType
 from sphinx.environment import BuildEnvironment
 from sphinx.roles import XRefRole
+from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
 
+from .config import settings
+from .record_cache import load_catalogue_cached
+from .records import Catalogue, Record
+
 if TYPE_CHECKING:
-    from .records import Catalogue
+    from .examples.judge import Result
+    from .examples.spec import Snippet
+    from .examples.verified import Verification
+
+logger = logging.getLogger(__name__)
 
 #: Set on cross-references the extension writes itself (related lists, the catalogue), so that
 #: only links written by authors count as "Referenced by".
 GENERATED = "errorkb_generated"
 
 #: Per-document maps in the domain data, cleared and merged by document name.
-PER_DOC = ("ids", "references", "shown_related", "catalogues")
+PER_DOC = ("ids", "references", "shown_related", "catalogues", "snippets", "snippet_tables")
 
 
 def link_text(code: str | None, title: str) -> str:
@@ -66,28 +85,63 @@ def generated_xref(target: str, docname: str, text: str | None = None) -> addnod
 class ErrorDomain(Domain):
     name = "err"
     label = "Errors"
-    # The records of this build and who is related to whom, set when they are loaded at
-    # ``builder-inited`` (``pages.load``); read through :func:`catalogue_of` and :func:`related_of`.
-    catalogue: Catalogue
-    related: dict[str, list[str]]
     object_types = {"error": ObjType("error", "err")}
     roles = {"err": _XREF}
     dangling_warnings = {"err": "unknown error %(target)r"}
-    initial_data: dict[str, Any] = {
+    initial_data = {
         "errors": {},  # id -> (docname, code, title, aliases)
         "ids": {},  # docname -> ids of the errors on it, so clearing a page need not scan every error
         "references": {},  # docname -> targets linked with the role, as written
         "shown_related": {},  # docname of a record -> related ids its page shows
         "catalogues": {},  # docname -> fingerprint of the catalogue rows it shows
-        "views": {},  # docname -> what its generated links showed when last written
+        "snippets": {},  # docname -> its snippets, in page order
+        "snippet_tables": {},  # docname -> True: the page lists every snippet and its status
+        "shown_links": {},  # docname -> what its generated links showed when last written
+        "snippet_results": {},  # snippet key -> its result in the last build
+        "verified": {},  # snippet key -> its newest entry in a ``.verified.yaml``
     }
-    data_version = 3
-    #: :meth:`referrers`, worked out once per build before pages are written.
-    backlinks: dict[str, set[str]]
+    data_version = 4
+
+    def __init__(self, env: BuildEnvironment) -> None:
+        super().__init__(env)
+        #: The records of this build, set at ``builder-inited``.
+        self.catalogue = Catalogue({})
+        #: Id -> the ids it is related to, declared on either side.
+        self.related: dict[str, list[str]] = {}
+        #: Record id -> the documents that link to it with the role, set before pages are written.
+        self.backlinks: dict[str, set[str]] = {}
+
+    def record_for(self, docname: str) -> Record | None:
+        """The record whose page ``docname`` is, if it is one."""
+        site = settings(self.env.config)
+        if not site.is_record_page(docname):
+            return None
+        record = self.catalogue.records.get(docname.rsplit("/", 1)[-1])
+        return record if record is not None and f"{site.records_dir}/{record.docname}" == docname else None
 
     @property
     def errors(self) -> dict[str, tuple[str, str | None, str, list[str]]]:
         return self.data["errors"]
+
+    @property
+    def snippets(self) -> dict[str, list[Snippet]]:
+        return self.data["snippets"]
+
+    @property
+    def snippet_results(self) -> dict[str, Result]:
+        return self.data["snippet_results"]
+
+    @property
+    def verified(self) -> dict[str, Verification]:
+        return self.data["verified"]
+
+    def all_snippets(self) -> list[Snippet]:
+        """Every snippet of the site, by page name, then in page order."""
+        return [s for docname in sorted(self.snippets) for s in self.snippets[docname]]
+
+    def note_snippet_results(self, results: dict[str, Result], verified: dict[str, Verification]) -> None:
+        self.data["snippet_results"] = results
+        self.data["verified"] = verified
 
     def note_error(self, id_: str, docname: str, code: str | None, title: str, aliases: list[str]) -> None:
         self.errors[id_] = (docname, code, title, list(aliases))
@@ -100,7 +154,7 @@ class ErrorDomain(Domain):
         for key in PER_DOC:
             self.data[key].pop(docname, None)
 
-    def merge_domaindata(self, docnames: set[str], otherdata: dict[str, Any]) -> None:
+    def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
         for id_, entry in otherdata["errors"].items():
             if entry[0] in docnames:
                 self.errors[id_] = entry
@@ -165,23 +219,44 @@ class ErrorDomain(Domain):
                     yield alias, text, "error", docname, "", -1
 
 
-def catalogue_of(env: BuildEnvironment) -> Catalogue:
-    """The records of this build, loaded at ``builder-inited``."""
-    return env.get_domain("err").catalogue  # type: ignore[attr-defined]
+def err_domain(env: BuildEnvironment) -> ErrorDomain:
+    """The ``err`` domain of this build: the records, the links between pages, the snippets."""
+    return cast(ErrorDomain, env.get_domain("err"))
 
 
-def related_of(env: BuildEnvironment) -> dict[str, list[str]]:
-    """Id -> the ids it is related to, declared on either side."""
-    return env.get_domain("err").related  # type: ignore[attr-defined]
+def related_both_ways(catalogue: Catalogue) -> dict[str, list[str]]:
+    """Id -> the ids the record lists in ``related``, then those of the records that list it."""
+    reverse: dict[str, list[str]] = {}
+    for id_ in sorted(catalogue.records):
+        for rel in catalogue.records[id_].related:
+            reverse.setdefault(rel, []).append(id_)
+    return {id_: list(r.related) + [x for x in reverse.get(id_, []) if x not in r.related]
+            for id_, r in catalogue.records.items()}
 
 
-def setup_domain(app: Sphinx) -> None:
-    app.add_domain(ErrorDomain)
-    # ``{err}`...``` without the domain prefix, as people will write it.
-    app.add_role("err", err_role)
+def load_records(app: Sphinx) -> None:
+    """``builder-inited``: load and check every record before any page is read.
+
+    Any problem is logged as ``file:line: ERROR: message`` and the build stops with exit
+    status 1 before anything is written: a crash report would bury the one line that matters.
+    """
+    srcdir = Path(app.srcdir)
+    site = settings(app.config)
+    catalogue, problems = load_catalogue_cached(srcdir / site.records_dir, site.schema, srcdir, Path(app.doctreedir),
+                                                site.max_record_size)
+    if problems:
+        for problem in problems:
+            logger.error(problem.message, location=f"{problem.path}:{problem.line}", type="errorkb", subtype="record")
+        logger.error("%d problem(s) in the error records; nothing was built.", len(problems), type="errorkb", subtype="record")
+        raise SystemExit(1)
+    domain = err_domain(app.env)
+    domain.catalogue = catalogue
+    domain.related = related_both_ways(catalogue)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Use the domain on its own, e.g. to link to a published errorkb through intersphinx."""
-    setup_domain(app)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
+    """The domain and its role; also usable alone, e.g. to link to a published errorkb through intersphinx."""
+    app.add_domain(ErrorDomain)
+    # ``{err}`...``` without the domain prefix, as people will write it.
+    app.add_role("err", err_role)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}

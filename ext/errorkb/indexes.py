@@ -23,7 +23,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from .config import settings
-from .domain import catalogue_of
+from .domain import err_domain
 from .records import Catalogue, Record
 from .schema import FieldSpec, Schema
 
@@ -123,7 +123,7 @@ def generated_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     """``html-collect-pages``: the overview and one page per value of every indexed field."""
     if app.builder.name not in BUILDERS:
         return
-    catalogue = catalogue_of(app.env)
+    catalogue = err_domain(app.env).catalogue
     yield overview(app, catalogue)
     for field in indexed(settings(app.config).schema):
         for value, records in grouped(catalogue, field).items():
@@ -143,7 +143,7 @@ def sources_in_context(app: Sphinx, pagename: str, templatename: str, context: d
     source = settings(app.config).schema.source
     context["errorkb_sources"] = [
         (source.label_of(value), app.builder.get_relative_uri(pagename, value_page(source, value)), count)
-        for value, count in _source_counts(catalogue_of(app.env), source)
+        for value, count in _source_counts(err_domain(app.env).catalogue, source)
     ]
 
 

@@ -21,34 +21,29 @@ from sphinx.util.nodes import make_refnode
 
 from .catalogue import fingerprint
 from .config import settings
-from .domain import ErrorDomain
-from .domain import catalogue_of, related_of
+from .domain import err_domain
 from .pages import footer_group, referenced_by
-
-
-def _domain(env: BuildEnvironment) -> ErrorDomain:
-    return env.get_domain("err")  # type: ignore[return-value]
 
 
 def outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
              removed: set[str]) -> list[str]:
     """``env-get-outdated``: pages whose read-time content depends on records that changed."""
-    domain = _domain(env)
-    related = related_of(env)
+    domain = err_domain(env)
+    related = domain.related
     stale = []
     for docname, shown in domain.data["shown_related"].items():
         id_ = docname.rsplit("/", 1)[-1]
         if id_ in related and related[id_] != shown:
             stale.append(docname)
-    current = fingerprint(catalogue_of(env), settings(env.config).schema)
+    current = fingerprint(domain.catalogue, settings(env.config).schema)
     stale += [docname for docname, seen in domain.data["catalogues"].items() if seen != current]
     return [d for d in stale if d not in removed]
 
 
-def views(env: BuildEnvironment, referrers: dict[str, set[str]]) -> dict[str, Any]:
+def shown_links(env: BuildEnvironment, referrers: dict[str, set[str]]) -> dict[str, Any]:
     """Per page, everything its generated links show that comes from other pages."""
-    domain = _domain(env)
-    related = related_of(env)
+    domain = err_domain(env)
+    related = domain.related
     out: dict[str, Any] = {}
     for docname, targets in domain.data["references"].items():
         out[docname] = [("link", t, domain.errors.get(domain.find(t) or "")) for t in targets]
@@ -64,11 +59,11 @@ def updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
 
     Also keeps who links to whom for this build's writing phase (``domain.backlinks``).
     """
-    domain = _domain(env)
+    domain = err_domain(env)
     domain.backlinks = domain.referrers()
-    new = views(env, domain.backlinks)
-    old = domain.data["views"]
-    domain.data["views"] = new
+    new = shown_links(env, domain.backlinks)
+    old = domain.data["shown_links"]
+    domain.data["shown_links"] = new
     return sorted(d for d in new.keys() | old.keys() if new.get(d) != old.get(d) and d in env.all_docs)
 
 
@@ -82,9 +77,9 @@ def fill_referenced_by(app: Sphinx, doctree: nodes.document, docname: str) -> No
 
     A "See also" section left with nothing in it says so rather than showing an empty heading.
     """
-    referrers = _domain(app.env).backlinks
+    domain = err_domain(app.env)
     for node in list(doctree.findall(referenced_by)):
-        pages = sorted(referrers.get(node["record_id"], ()),
+        pages = sorted(domain.backlinks.get(node["record_id"], ()),
                        key=lambda d: (not settings(app.config).is_record_page(d), _title(app.env, d)))
         if not pages:
             section = node.parent

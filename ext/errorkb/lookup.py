@@ -49,7 +49,7 @@ import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import diagnoses
-from .collector import collector_paused
+from .gc_pause import gc_paused
 from .matcher import Candidate, LineMatcher, LineWords, keys_for, rank_key, whole_words
 from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, js_patterns, parse, values_of
 
@@ -294,7 +294,7 @@ class LookupIndex:
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
         records, entries, words = [], [], []
-        with collector_paused():
+        with gc_paused():
             for r, (id_, code, title, url, fixes, record_words, templates, aliases, found) in enumerate(data["records"]):
                 records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
                                 "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in found]})

@@ -34,10 +34,8 @@ from sphinx.config import Config
 from sphinx.util import logging
 
 from .config import settings
-from .domain import ErrorDomain, link_text
+from .domain import err_domain, link_text
 from .indexes import BUILDERS, page_names
-from .domain import catalogue_of, related_of
-from .pages import record_for
 
 logger = logging.getLogger(__name__)
 
@@ -72,10 +70,10 @@ def _enabled(app: Sphinx) -> bool:
 
 
 def errors_json(app: Sphinx) -> dict[str, Any]:
-    catalogue = catalogue_of(app.env)
-    domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
+    domain = err_domain(app.env)
+    catalogue = domain.catalogue
     referrers = domain.backlinks
-    related = related_of(app.env)
+    related = domain.related
     errors = []
     for id_, record in sorted(catalogue.records.items()):
         if id_ not in domain.errors:
@@ -106,8 +104,8 @@ def _md_link(text: str) -> str:
 
 
 def llms_txt(app: Sphinx) -> str:
-    catalogue = catalogue_of(app.env)
-    domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
+    domain = err_domain(app.env)
+    catalogue = domain.catalogue
     records = [catalogue.records[i] for i in sorted(catalogue.records) if i in domain.errors]
     record_docs = {domain.errors[r.id][0] for r in records}
     guides = sorted((d for d in app.env.all_docs if d not in record_docs and d != app.config.root_doc),
@@ -139,7 +137,7 @@ def add_tags(app: Sphinx, pagename: str, templatename: str, context: dict[str, A
     """``html-page-context``: Open Graph tags everywhere; a description on generated pages."""
     if not _enabled(app):
         return
-    record = record_for(app.env, pagename)
+    record = err_domain(app.env).record_for(pagename)
     if record is not None:
         title, description, kind = link_text(record.code, record.title), record.summary, "article"
     else:
@@ -187,8 +185,8 @@ def not_found_body(app: Sphinx, pagename: str, templatename: str, context: dict[
 
 def redirects(app: Sphinx, *, warn: bool = False) -> dict[str, tuple[str, str]]:
     """Page name of each redirect -> (the record's page name, the alias or code it stands for)."""
-    catalogue = catalogue_of(app.env)
-    domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
+    domain = err_domain(app.env)
+    catalogue = domain.catalogue
     out: dict[str, tuple[str, str]] = {}
     for id_, record in sorted(catalogue.records.items()):
         if id_ not in domain.errors:
@@ -248,7 +246,7 @@ def sitemap(app: Sphinx) -> str | None:
     base = base_url(app)
     if not base:
         return None
-    pages = sorted(app.env.all_docs) + page_names(app, catalogue_of(app.env))
+    pages = sorted(app.env.all_docs) + page_names(app, err_domain(app.env).catalogue)
     urls = "".join(f"  <url><loc>{html.escape(base + app.builder.get_target_uri(p))}</loc></url>\n" for p in pages)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + urls + "</urlset>\n")

@@ -3,10 +3,11 @@
 At ``source-read`` the YAML front matter of ``errors/<source>/<id>.md`` is swapped for a title
 and an ``err:record`` directive of the same number of lines (so warnings in the prose keep
 their line numbers), behind ``orphan: true`` so that a site need not list every record in a
-toctree (its navigation can list sources instead, see ``errorkb-sources.html``), and a "See also" section holding an ``err:record-footer`` directive is
-appended, so related errors and references sit beside Debugging, not inside it.  The
-directives render the structured fields from the catalogue loaded at ``builder-inited``;
-:class:`VariantTabs` shows a fix's variants (per framework, say) as tabs and :class:`NumberFixes`
+toctree (its navigation can list sources instead, see ``errorkb-sources.html``), and a "See
+also" section holding an ``err:record-footer`` directive is appended, so related errors and
+references sit beside the last section, not inside it.  The directives render the structured
+fields of the record, kept in the ``err`` domain (:mod:`.domain`); :class:`VariantTabs` shows a
+fix's variants (per framework, say) as tabs and :class:`NumberFixes`
 numbers the fixes in the order to try them.
 """
 
@@ -14,13 +15,11 @@ from __future__ import annotations
 
 import html
 import re
-from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
-from sphinx.util import logging
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
@@ -28,43 +27,10 @@ from .badges import badge
 from .config import settings
 from .design import dropdown, tab_set
 from .diagnoses_table import diagnoses_section
-from .domain import ErrorDomain, catalogue_of, generated_xref, link_text, related_of
+from .domain import err_domain, generated_xref, link_text
 from .indexes import index_link
-from .record_cache import load_catalogue_cached
-from .records import Catalogue, Example, Record
+from .records import Example, Record
 from .templates import TYPES, Optional, Placeholder, Segment
-
-
-logger = logging.getLogger(__name__)
-
-
-def load(app: Sphinx) -> None:
-    """Load and check every record before any page is read.
-
-    Any problem is logged as ``file:line: ERROR: message`` and the build stops with exit
-    status 1 before anything is written: a crash report would bury the one line that matters.
-    """
-    srcdir = Path(app.srcdir)
-    site = settings(app.config)
-    catalogue, problems = load_catalogue_cached(srcdir / site.records_dir, site.schema, srcdir, Path(app.doctreedir),
-                                                site.max_record_size)
-    if problems:
-        for problem in problems:
-            logger.error(problem.message, location=f"{problem.path}:{problem.line}", type="errorkb", subtype="record")
-        logger.error("%d problem(s) in the error records; nothing was built.", len(problems), type="errorkb", subtype="record")
-        raise SystemExit(1)
-    domain: ErrorDomain = app.env.get_domain("err")  # type: ignore[assignment]
-    domain.catalogue = catalogue
-    domain.related = related_both_ways(catalogue)
-
-
-def record_for(env: Any, docname: str) -> Record | None:
-    site = settings(env.config)
-    if not site.is_record_page(docname):
-        return None
-    record = catalogue_of(env).records.get(docname.rsplit("/", 1)[-1])
-    return record if record is not None and f"{site.records_dir}/{record.docname}" == docname else None
-
 
 SEE_ALSO = "See also"  # the last section of a record page: related errors, references, referenced by
 
@@ -73,7 +39,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#{}|~$])")
 
 def assemble(app: Sphinx, docname: str, content: list[str]) -> None:
     """``source-read``: put the rendered header in place of the front matter."""
-    record = record_for(app.env, docname)
+    record = err_domain(app.env).record_for(docname)
     if record is None:
         return
     title = _MD_SPECIAL.sub(r"\\\1", link_text(record.code, record.title))
@@ -81,16 +47,6 @@ def assemble(app: Sphinx, docname: str, content: list[str]) -> None:
     header += [""] * max(0, record.frontmatter_lines - len(header))
     footer = ["", f"## {SEE_ALSO}", "", f"```{{err:record-footer}} {record.id}", "```", ""]
     content[0] = "\n".join(header) + "\n" + record.body.rstrip("\n") + "\n" + "\n".join(footer)
-
-
-def related_both_ways(catalogue: Catalogue) -> dict[str, list[str]]:
-    """Id -> the ids the record lists in ``related``, then those of the records that list it."""
-    reverse: dict[str, list[str]] = {}
-    for id_ in sorted(catalogue.records):
-        for rel in catalogue.records[id_].related:
-            reverse.setdefault(rel, []).append(id_)
-    return {id_: list(r.related) + [x for x in reverse.get(id_, []) if x not in r.related]
-            for id_, r in catalogue.records.items()}
 
 
 class referenced_by(nodes.General, nodes.Element):
@@ -134,8 +90,8 @@ class RecordDirective(SphinxDirective):
     required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
-        record = catalogue_of(self.env).records[self.arguments[0]]
-        domain: ErrorDomain = self.env.get_domain("err")  # type: ignore[assignment]
+        domain = err_domain(self.env)
+        record = domain.catalogue.records[self.arguments[0]]
         domain.note_error(record.id, self.env.docname, record.code, record.title, record.aliases)
 
         index = addnodes.index(entries=[("single", f"{link_text(record.code, record.title)}; {record.id}", "", "", None)])
@@ -213,9 +169,9 @@ class RecordFooterDirective(SphinxDirective):
     required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
-        record = catalogue_of(self.env).records[self.arguments[0]]
-        related_ids = related_of(self.env)[record.id]
-        domain: ErrorDomain = self.env.get_domain("err")  # type: ignore[assignment]
+        domain = err_domain(self.env)
+        record = domain.catalogue.records[self.arguments[0]]
+        related_ids = domain.related[record.id]
         domain.data["shown_related"][self.env.docname] = related_ids
         out: list[nodes.Node] = []
         if related_ids:
@@ -256,12 +212,12 @@ class VariantTabs(SphinxTransform):
     def apply(self, **kwargs: Any) -> None:
         schema = settings(self.config).schema
         field = schema.variants
-        if field is None or record_for(self.env, self.env.docname) is None:
+        if field is None or err_domain(self.env).record_for(self.env.docname) is None:
             return
         fixes = fixes_section(self.document, schema.fixes_section)
         for fix in [c for c in fixes.children if isinstance(c, nodes.section)] if fixes else []:
-            variants = [(s, field.named_by(s[0].astext())) for s in fix.children if isinstance(s, nodes.section)]
-            variants = [(section, slug) for section, slug in variants if slug]
+            variants = [(s, slug) for s in fix.children
+                        if isinstance(s, nodes.section) and (slug := field.named_by(s[0].astext()))]
             if len(variants) < 2:
                 continue
             tabs = tab_set([(field.label_of(slug), slug, list(s.children[1:])) for s, slug in variants],
@@ -282,7 +238,7 @@ class NumberFixes(SphinxTransform):
     default_priority = 800
 
     def apply(self, **kwargs: Any) -> None:
-        if record_for(self.env, self.env.docname) is None:
+        if err_domain(self.env).record_for(self.env.docname) is None:
             return
         fixes = fixes_section(self.document, settings(self.config).schema.fixes_section)
         if fixes is None:
@@ -296,7 +252,7 @@ class NumberFixes(SphinxTransform):
 
 def add_meta(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """A record's summary is its page's meta description."""
-    record = record_for(app.env, pagename)
+    record = err_domain(app.env).record_for(pagename)
     if record is not None:
         context["metatags"] = context.get("metatags", "") + (
             f'\n<meta name="description" content="{html.escape(record.summary)}">'
@@ -308,6 +264,5 @@ def setup_pages(app: Sphinx) -> None:
     app.add_directive_to_domain("err", "record-footer", RecordFooterDirective)
     app.add_transform(VariantTabs)
     app.add_transform(NumberFixes)
-    app.connect("builder-inited", load)
     app.connect("source-read", assemble)
     app.connect("html-page-context", add_meta)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import __version__, diagnoses, markdown, records, templates
 from . import schema as site_schema
-from .collector import collector_paused
+from .gc_pause import gc_paused
 from .records import MAX_RECORD_BYTES, Catalogue, Frontmatter, Problem, RecordCache, load_catalogue
 from .schema import Schema
 
@@ -23,7 +23,7 @@ CACHE_FILE = "errorkb-records.pickle"
 def _fingerprint() -> str:
     """Changes whenever the record model, the template compiler or the diagnoses' checks do."""
     modules = (records, site_schema, markdown, templates, diagnoses)
-    code = b"".join(Path(m.__file__).read_bytes() for m in modules)  # type: ignore[arg-type]
+    code = b"".join(Path(str(m.__file__)).read_bytes() for m in modules)
     return hashlib.blake2b(code + __version__.encode(), digest_size=16).hexdigest()
 
 
@@ -49,10 +49,10 @@ def load_catalogue_cached(folder: Path, schema: Schema, root: Path, cache_dir: P
                           max_bytes: int = MAX_RECORD_BYTES) -> tuple[Catalogue, list[Problem]]:
     """:func:`~errorkb.records.load_catalogue`, reusing the records of files that did not change.
 
-    Reading the cache and loading the records run with the collector paused (see ``collector.py``).
+    Reading the cache and loading the records run with the garbage collector paused (see :mod:`.gc_pause`).
     """
     schema.model(Frontmatter)  # made before the cache is read: its records are instances of it
-    with collector_paused():
+    with gc_paused():
         cache = read(cache_dir)
         before = {path: digest for path, (digest, _) in cache.items()}
         catalogue, problems = load_catalogue(folder, schema=schema, root=root, cache=cache, max_bytes=max_bytes)

@@ -35,9 +35,9 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective, SphinxTranslator
 
-from .collector import collector_paused
 from .config import settings
-from .domain import catalogue_of
+from .domain import err_domain
+from .gc_pause import gc_paused
 from .indexes import BUILDERS
 from .lookup import build_index
 from .outputs import base_url
@@ -112,12 +112,12 @@ def write_index(app: Sphinx, exception: Exception | None) -> None:
     """``build-finished``: the lookup index and the OpenSearch description."""
     if exception is not None or app.builder.name not in BUILDERS:
         return
-    catalogue = catalogue_of(app.env)
+    catalogue = err_domain(app.env).catalogue
     urls = {}
     for record in catalogue.records.values():
         docname = record.path.removesuffix(".md")
         urls[record.id] = app.builder.get_target_uri(docname)
-    with collector_paused():
+    with gc_paused():
         index = build_index(catalogue, urls, report=report_url(settings(app.config).repository_url))
         text = json.dumps(index.to_json(), separators=(",", ":"), ensure_ascii=False)
     out = Path(app.outdir)

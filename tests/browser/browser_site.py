@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -23,7 +24,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from conftest import Project  # noqa: E402  (tests/conftest.py)
-from design_records import design_record  # noqa: E402
 from lookup_records import write_records  # noqa: E402
 from system_tools import require, unavailable  # noqa: E402
 
@@ -88,7 +88,7 @@ def base_url(demo_site: Path) -> Iterator[str]:
 def design_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A record with framework tabs and folded examples, and a guide with tabs of the same group."""
     project = Project(tmp_path_factory.mktemp("design"))
-    design_record(project)
+    shutil.copytree(Path(__file__).resolve().parents[1] / "roots" / "test-design", project.root, dirs_exist_ok=True)
     guide = ("# Guide\n\n````{tab-set}\n:sync-group: framework\n\n```{tab-item} PyTorch\n:sync: pytorch\n\n"
              "torch text\n```\n\n```{tab-item} JAX\n:sync: jax\n\njax text\n```\n````\n")
     project.write("guide.md", guide)

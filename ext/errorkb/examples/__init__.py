@@ -18,9 +18,9 @@ from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
 from ..config import settings
-from ..domain import catalogue_of
+from ..domain import err_domain
 from .builder import ExamplesBuilder, summary_line
-from .directive import all_snippets, setup_directives, snippets_of, status_pages_of
+from .directive import setup_directives
 from .render import resolve
 from .runner import run_snippets
 from .verified import load_verified, verified_path
@@ -33,9 +33,10 @@ CACHE_FOLDER = "examples-cache"
 def load_all_verified(app: Sphinx, env: BuildEnvironment) -> dict[str, Any]:
     """Every record's ``.verified.yaml``, keyed like the snippets; problems are warnings."""
     srcdir = Path(app.srcdir)
-    known = {s.key for s in all_snippets(env)}
+    domain = err_domain(env)
+    known = {s.key for s in domain.all_snippets()}
     found = {}
-    for record in catalogue_of(env).records.values():
+    for record in domain.catalogue.records.values():
         path = verified_path(srcdir / record.path)
         if not path.is_file():
             continue
@@ -54,7 +55,8 @@ def load_all_verified(app: Sphinx, env: BuildEnvironment) -> dict[str, Any]:
 
 def run_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
     """``env-updated``: decide every snippet's status; return the pages whose statuses changed."""
-    snippets = all_snippets(env)
+    domain = err_domain(env)
+    snippets = domain.all_snippets()
     execute = settings(app.config).run_examples or app.builder.name == ExamplesBuilder.name
 
     def progress(items: Any, length: int) -> Any:
@@ -62,17 +64,16 @@ def run_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
                                stringify_func=lambda s: s.key)
 
     report = run_snippets(snippets, Path(app.doctreedir) / CACHE_FOLDER, execute=execute, progress=progress)
-    before = getattr(env, "errorkb_snippet_results", {})
+    before = domain.snippet_results
     verified = load_all_verified(app, env)
-    changed = verified != getattr(env, "errorkb_verified", {})
-    env.errorkb_snippet_results = report.results  # type: ignore[attr-defined]
-    env.errorkb_verified = verified  # type: ignore[attr-defined]
+    changed = verified != domain.verified
+    domain.note_snippet_results(report.results, verified)
     if snippets:
         logger.info(summary_line(list(report.results.values())).replace("examples:", "snippets:")
                     + f" ({len(report.executed)} run, {len(snippets) - len(report.executed)} from cache or skipped)")
-    pages = {d for d, page in snippets_of(env).items()
+    pages = {d for d, page in domain.snippets.items()
              if changed or any(before.get(s.key) != report.results.get(s.key) for s in page)}
-    return sorted(pages | status_pages_of(env))
+    return sorted(pages | domain.data["snippet_tables"].keys())
 
 
 def setup_examples(app: Sphinx) -> None:

@@ -7,17 +7,16 @@ this builder writes no pages, only ``output.txt`` with one line per snippet and 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Set
 from pathlib import Path
-from typing import Iterator
 
 from docutils import nodes
 from sphinx.builders import Builder
 from sphinx.util import logging
-from sphinx.util.console import bold, darkgreen, red  # type: ignore[attr-defined]
+from sphinx.util.console import bold, darkgreen, red
 
-from .directive import all_snippets
+from ..domain import err_domain
 from .judge import FAILED, NOT_RUN, PASSED, Result
-from .render import results_of
 
 logger = logging.getLogger(__name__)
 
@@ -53,15 +52,16 @@ class ExamplesBuilder(Builder):
     def get_target_uri(self, docname: str, typ: str | None = None) -> str:
         return ""
 
-    def prepare_writing(self, docnames: set[str]) -> None:
+    def prepare_writing(self, docnames: Set[str]) -> None:
         pass
 
     def write_doc(self, docname: str, doctree: nodes.document) -> None:
         pass
 
     def finish(self) -> None:
-        results = results_of(self.env)
-        keys = [s.key for s in all_snippets(self.env)]
+        domain = err_domain(self.env)
+        results = domain.snippet_results
+        keys = [s.key for s in domain.all_snippets()]
         lines = report_lines(keys, results)
         for line in lines:
             colour = red if ": failed:" in line else darkgreen if ": passed:" in line else str
@@ -71,4 +71,4 @@ class ExamplesBuilder(Builder):
         (Path(self.outdir) / "output.txt").write_text("\n".join([*lines, summary]) + "\n", encoding="utf-8")
         logger.info(bold(summary))
         if any(results.get(k, Result(NOT_RUN, "")).status == FAILED for k in keys):
-            self.app.statuscode = 1  # type: ignore[attr-defined]
+            self._app.statuscode = 1  # as Sphinx's own doctest and linkcheck builders do

@@ -6,7 +6,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..badges import badge
-from .directive import all_snippets, snippet_node, snippet_status_node, snippets_of
+from ..domain import err_domain
+from .directive import snippet_node, snippet_status_node
 from .judge import FAILED, NOT_RUN, PASSED, Result
 from .spec import KINDS, Snippet
 from .verified import Verification
@@ -14,14 +15,6 @@ from .verified import Verification
 BADGE_COLOURS = {PASSED: "success", FAILED: "danger", NOT_RUN: "secondary"}
 CLAIMS = {"reproduces": "Reproduces the error", "fixes": "Fix", "shows": "Shows"}
 OUTPUT_SHOWN = 4000  # characters of a failed snippet's output shown on its page
-
-
-def results_of(env: object) -> dict[str, Result]:
-    return getattr(env, "errorkb_snippet_results", {})
-
-
-def verified_of(env: object) -> dict[str, Verification]:
-    return getattr(env, "errorkb_verified", {})
 
 
 def status_badge(status: str) -> nodes.inline:
@@ -80,9 +73,9 @@ def _row(*cells: nodes.Node) -> nodes.row:
 
 
 def status_table(app: Sphinx, fromdocname: str) -> list[nodes.Node]:
-    env = app.env
-    results, verified = results_of(env), verified_of(env)
-    snippets = all_snippets(env)
+    domain = err_domain(app.env)
+    results, verified = domain.snippet_results, domain.verified
+    snippets = domain.all_snippets()
     counts = {s: sum(1 for sn in snippets if (results.get(sn.key) or Result(NOT_RUN, "")).status == s) for s in BADGE_COLOURS}
     summary = nodes.paragraph(text=f"{len(snippets)} snippets: {counts[PASSED]} passed, {counts[FAILED]} failed, "
                                    f"{counts[NOT_RUN]} not run.", classes=["errorkb-snippet-summary"])
@@ -94,7 +87,7 @@ def status_table(app: Sphinx, fromdocname: str) -> list[nodes.Node]:
     head += _row(*(nodes.Text(t) for t in ("Snippet", "Claim", "Status", "Details")))
     group += head
     body = nodes.tbody()
-    docnames = {s.key: d for d, page in getattr(env, "errorkb_snippets", {}).items() for s in page}
+    docnames = {s.key: d for d, page in domain.snippets.items() for s in page}
     for snippet in snippets:
         result = results.get(snippet.key) or Result(NOT_RUN, "not run in this build")
         uri = app.builder.get_relative_uri(fromdocname, docnames[snippet.key]) + f"#snippet-{snippet.id}"
@@ -108,13 +101,13 @@ def status_table(app: Sphinx, fromdocname: str) -> list[nodes.Node]:
 
 
 def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    results, verified = results_of(app.env), verified_of(app.env)
-    by_key = {s.key: s for s in snippets_of(app.env).get(docname, ())}  # this page's: linear in pages
+    domain = err_domain(app.env)
+    by_key = {s.key: s for s in domain.snippets.get(docname, ())}  # this page's: linear in pages
     for node in list(doctree.findall(snippet_node)):
         snippet = by_key.get(node["key"])
         if snippet is None:
             node.replace_self(node.children)
             continue
-        render_snippet(node, snippet, results.get(snippet.key), verified.get(snippet.key))
+        render_snippet(node, snippet, domain.snippet_results.get(snippet.key), domain.verified.get(snippet.key))
     for node in list(doctree.findall(snippet_status_node)):
         node.replace_self(status_table(app, docname))

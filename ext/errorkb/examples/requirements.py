@@ -123,10 +123,6 @@ def package_versions(snippet: Snippet) -> dict[str, str]:
     return dict(sorted(versions.items()))
 
 
-def python_version() -> str:
-    return platform.python_version()
-
-
 def fingerprint(snippet: Snippet, hw: Hardware) -> dict[str, object]:
     """Everything besides the snippet's text that its result depends on."""
     return {
@@ -141,5 +137,5 @@ def where(snippet: Snippet, hw: Hardware) -> str:
     """``Python 3.11.7, jax 0.10.2 on CPU (x86_64)``: what a passing badge says it ran on."""
     named = [Requirement(t).name for t in snippet.packages]
     versions = package_versions(snippet)
-    parts = [f"Python {python_version()}", *(f"{n} {versions[n]}" for n in named)]
+    parts = [f"Python {platform.python_version()}", *(f"{n} {versions[n]}" for n in named)]
     return f"{', '.join(parts)} on {hw.describe(snippet.hardware)}"

@@ -38,8 +38,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
+from io import BufferedReader
 from pathlib import Path
 from shlex import quote
+from typing import cast
 
 from . import sandbox_ids
 
@@ -76,7 +79,6 @@ class Outcome:
     output: str  # stdout and stderr interleaved; the middle of a long output is cut
     timed_out: bool
     flooded: bool  # printed more than FLOOD_BYTES and was stopped
-    output_bytes: int
     duration: float
     isolation: str  # the protections it ran with, for the page
     sandbox_error: str = ""  # set when the sandbox itself failed: the snippet did not run
@@ -94,7 +96,7 @@ class Outcome:
 class _Capture:
     """Reads a pipe to its end, keeping the head and tail; flags a flood."""
 
-    def __init__(self, stream, on_flood) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, stream: BufferedReader, on_flood: Callable[[], None]) -> None:
         self.head = bytearray()
         self.tail = bytearray()
         self.total = 0
@@ -273,7 +275,7 @@ def run(files: dict[str, str], argv: list[str], limits: Limits, *, accelerators:
         with _lease() as uid:
             return _run(uid, files, argv, limits, accelerators)
     except sandbox_ids.NoFreeId as exc:
-        return Outcome(-signal.SIGKILL, "", False, False, 0, 0.0, ISOLATION, sandbox_error=str(exc))
+        return Outcome(-signal.SIGKILL, "", False, False, 0.0, ISOLATION, sandbox_error=str(exc))
 
 
 def _run(uid: int | None, files: dict[str, str], argv: list[str], limits: Limits, accelerators: bool) -> Outcome:
@@ -293,7 +295,7 @@ def _run(uid: int | None, files: dict[str, str], argv: list[str], limits: Limits
         for fd in [*fds.values(), lifeline, report]:
             os.close(fd)
     with os.fdopen(alive, "wb"), os.fdopen(report_read, "rb") as reported:
-        capture = _Capture(proc.stdout, proc.kill)
+        capture = _Capture(cast(BufferedReader, proc.stdout), proc.kill)
         try:
             proc.wait(timeout=max(0.0, limits.timeout - (time.monotonic() - start)))
             timed_out = False
@@ -307,5 +309,5 @@ def _run(uid: int | None, files: dict[str, str], argv: list[str], limits: Limits
     output = capture.text()
     error = "" if code is not None or timed_out or capture.flooded else \
         f"the sandbox could not start: {output.strip()[-300:] or 'no message'}"
-    return Outcome(-signal.SIGKILL if code is None else code, output, timed_out, capture.flooded, capture.total,
+    return Outcome(-signal.SIGKILL if code is None else code, output, timed_out, capture.flooded,
                    duration, ISOLATION + (", a user id of its own" if uid is not None else ""), error)
