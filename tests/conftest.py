@@ -126,28 +126,9 @@ def record_text(id: str = "demo-oom", code: str = "DEMO1", source: str = "demo",
     return RECORD.format(id=id, code=code, source=source, related=related)
 
 
-#: The configuration of the throw-away projects: the fields and sections of :data:`RECORD`,
-#: declared as the site's own ``conf.py`` declares them (with a shorter vocabulary).
-DEMO_CONF = """\
-extensions = ["errorkb"]
-exclude_patterns = ["_build"]
-errorkb_fields = [
-    {"name": "platforms", "label": "Platform", "slug": "platform", "many": True, "required": True,
-     "values": {"tpu": "TPU", "gpu": "GPU", "neuron": "AWS Neuron", "cpu": "CPU"},
-     "badge": "info", "column": True, "filter": True, "index": True},
-    {"name": "frameworks", "label": "Framework", "slug": "framework", "many": True, "required": True, "open": True,
-     "values": {"pytorch": "PyTorch", "jax": "JAX", "tensorflow": "TensorFlow", "transformers": "Transformers"},
-     "badge": "secondary", "filter": True, "index": True, "variants": True},
-    {"name": "phase", "label": "Phase", "required": True,
-     "values": {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"},
-     "badge": "warning", "column": True, "filter": True, "index": True},
-    {"name": "category", "label": "Category", "required": True,
-     "values": {"device-memory": "Device memory", "on-chip-memory": "On-chip memory",
-                "host-memory": "Host memory", "shared-memory": "Shared memory"},
-     "badge": "plain", "filter": True, "index": True},
-]
-errorkb_sections = ["Causes", "Fixes", "Debugging"]
-"""
+#: The configuration of the throw-away projects, that of the tiny test sites under tests/roots/:
+#: the fields and sections of :data:`RECORD`, declared as the site's own ``conf.py`` declares them.
+DEMO_CONF = (Path(__file__).parent / "roots" / "test-basic" / "conf.py").read_text(encoding="utf-8")
 
 
 def _schema(conf: str):

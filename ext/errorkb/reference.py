@@ -14,7 +14,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from .config import OPTIONS, settings
-from .domain import err_role
+from .domain import err_domain, err_role
 from .templates import TYPES
 
 
@@ -90,7 +90,7 @@ class Directives(SphinxDirective):
     """Every directive and role errorkb gives an author, with what it does."""
 
     def run(self) -> list[nodes.Node]:
-        found = [(f"{{err:{name}}}", cls) for name, cls in sorted(self.env.get_domain("err").directives.items())
+        found = [(f"{{err:{name}}}", cls) for name, cls in sorted(err_domain(self.env).directives.items())
                  if name not in INTERNAL]
         found += [(f"{{{name}}}", cls) for name, cls in sorted(directives._directives.items())
                   if getattr(cls, "__module__", "").startswith("errorkb.") and isinstance(cls, type)]
