@@ -83,6 +83,9 @@ errorkb_source_labels = {
 # Absolute URLs (sitemap.xml, canonical links, Open Graph) need the public address of the site.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
 
+# Snippets may require GPUs, TPUs and Neuron devices (`:requires: cuda, gpu-memory>=16G`).
+errorkb_hardware = "errorkb.examples.accelerators"
+
 # The site's own words where the extension speaks of the site.
 errorkb_llms_summary = (
     "A knowledge base of the memory errors that accelerators raise (XLA on TPUs, AWS Neuron, PyTorch, "

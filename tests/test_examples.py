@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from errorkb.examples.accelerators import PROFILE as ACCELERATORS
 from errorkb.examples.builder import summary_line
 from errorkb.examples.extract import snippets_in_record, snippets_in_text
+from errorkb.examples.hardware import load_profile
 from errorkb.examples.judge import FAILED, NOT_RUN, PASSED, Result, matching_line
 from errorkb.examples.render import status_line
 from errorkb.examples.runner import run_snippets
@@ -30,18 +32,29 @@ print("fine")
 """
 def snippet(kind: str = "fixes", code: str = "print(1)\n", **options: str):
     return make_snippet(kind, {"id": "demo", **options}, code, path="errors/demo/demo-oom.md", line=1,
-                        record_id="demo-oom", templates=("DemoError: could not allocate {requested:size}",))
+                        record_id="demo-oom", templates=("DemoError: could not allocate {requested:size}",),
+                        hardware=ACCELERATORS)
 
 
 # ---------------------------------------------------------------------------------------------
 # Options
 
 
-def test_requires_splits_packages_and_hardware() -> None:
-    packages, hardware = parse_requires("jax, torch>=2.0, cuda, gpu-memory>=40G, gpus>=4, tpu")
+def test_requires_splits_packages_and_the_hardware_the_sites_profile_names() -> None:
+    packages, hardware = parse_requires("jax, torch>=2.0, cuda, gpu-memory>=40G, gpus>=4, tpu", ACCELERATORS)
     assert packages == ("jax", "torch>=2.0")
     assert [str(h) for h in hardware] == ["cuda", "gpu-memory>=40G", "gpus>=4", "tpu"]
     assert hardware[1].minimum == 40 * 1024**3
+    assert parse_requires("jax, tpu") == (("jax", "tpu"), ())  # a site without a profile names no hardware
+    with pytest.raises(SnippetError, match="this site names no hardware"):
+        parse_requires("gpu-memory>=40G")
+
+
+def test_a_site_names_its_hardware_profile(tmp_path: Path) -> None:
+    assert load_profile("errorkb.examples.accelerators") is ACCELERATORS
+    for name, message in (("no.such.module", "cannot import 'no.such.module'"), ("errorkb.records", "no hardware profile there")):
+        with pytest.raises(ValueError, match=message):
+            load_profile(name)
 
 
 @pytest.mark.parametrize("kind, options, code, message", [
@@ -58,7 +71,8 @@ def test_requires_splits_packages_and_hardware() -> None:
 ])
 def test_bad_options_are_explained(kind: str, options: dict[str, str], code: str, message: str) -> None:
     with pytest.raises(SnippetError, match=message.replace("(", r"\(")):
-        make_snippet(kind, {"id": "demo", **options}, code, path="p.md", line=1, record_id="r", templates=("t",))
+        make_snippet(kind, {"id": "demo", **options}, code, path="p.md", line=1, record_id="r", templates=("t",),
+                     hardware=ACCELERATORS)
 
 
 def test_extraction_finds_snippets_with_their_lines_and_reports_duplicates() -> None:
@@ -104,7 +118,7 @@ def test_cache_only_mode_runs_nothing(tmp_path: Path) -> None:
 
 
 def test_missing_requirements_are_not_run_and_say_why(tmp_path: Path) -> None:
-    report = run_snippets([snippet(requires="cuda, no-such-package-errorkb>=1")], tmp_path)
+    report = run_snippets([snippet(requires="cuda, no-such-package-errorkb>=1")], tmp_path, hardware=ACCELERATORS)
     result = report.results["errors/demo/demo-oom.md::demo"]
     assert result.status == NOT_RUN and report.executed == []
     assert "no-such-package-errorkb is not installed" in result.reason and "needs a CUDA GPU" in result.reason

@@ -10,6 +10,7 @@ the pytest plugin) make the same :class:`Settings` from the site's ``conf.py``
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import runpy
 from pathlib import Path, PurePosixPath
@@ -20,6 +21,7 @@ from .schema import Schema, SchemaError, schema_from
 from .templates import parse_size
 
 if TYPE_CHECKING:
+    from .examples.hardware import Profile
     from sphinx.application import Sphinx
     from sphinx.config import Config
 
@@ -59,6 +61,10 @@ OPTIONS: tuple[Option, ...] = (
            "Run the snippets during every build, so pages show real statuses (results are cached); "
            "False shows cached results only. ``-b examples`` always runs them.", ""),
     Option("errorkb_base_url", "", (str,), "Public URL of the site, used in absolute links (sitemap, Open Graph).", "html"),
+    Option("errorkb_hardware", "", (str,),
+           "The hardware a snippet's ``:requires:`` may name, and how a machine is probed for it: a module "
+           "(``package.module``, its ``PROFILE``, or ``package.module:NAME``). ``errorkb.examples.accelerators`` "
+           "reads ``cuda``, ``gpu``, ``tpu``, ``neuron``, ``gpu-memory>=40G`` and ``gpus>=4``; empty: none."),
     Option("errorkb_max_timeout", Ceilings.timeout, (int,), "The longest ``:timeout:`` a snippet may ask for, in seconds."),
     Option("errorkb_max_memory", f"{Ceilings.memory // 1024**3}G", (str,),
            "The most ``:memory:`` a snippet may ask for, as a size such as ``4G``."),
@@ -100,6 +106,14 @@ class Settings:
     llms_summary: str
     opensearch_description: str
     paste_placeholder: str
+    hardware: str  # the profile's module, as written
+
+    @functools.cached_property
+    def profile(self) -> Profile:
+        """The hardware profile of ``errorkb_hardware``; ValueError when it cannot be loaded."""
+        from .examples.hardware import load_profile
+
+        return load_profile(self.hardware)
 
     def is_record_page(self, docname: str) -> bool:
         return docname.startswith(self.records_dir + "/")
@@ -129,6 +143,7 @@ def settings_from(values: dict[str, Any]) -> Settings:
         llms_summary=values["errorkb_llms_summary"],
         opensearch_description=values["errorkb_opensearch_description"],
         paste_placeholder=values["errorkb_paste_placeholder"],
+        hardware=values["errorkb_hardware"].strip(),
     )
 
 
@@ -182,7 +197,7 @@ def check_config(app: Sphinx, config: Config) -> None:
 
     config.__dict__.pop("_errorkb_settings", None)
     try:
-        settings(config)
+        settings(config).profile
     except ValueError as exc:
         logging.getLogger(__name__).error("conf.py: %s", exc, type="errorkb", subtype="config")
         raise SystemExit(2) from None

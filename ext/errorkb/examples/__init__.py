@@ -63,7 +63,8 @@ def run_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
         return status_iterator(items, "running snippets... ", "darkgreen", length, app.verbosity,
                                stringify_func=lambda s: s.key)
 
-    report = run_snippets(snippets, Path(app.doctreedir) / CACHE_FOLDER, execute=execute, progress=progress)
+    report = run_snippets(snippets, Path(app.doctreedir) / CACHE_FOLDER, execute=execute,
+                          hardware=settings(app.config).profile, progress=progress)
     before = domain.snippet_results
     verified = load_all_verified(app, env)
     changed = verified != domain.verified

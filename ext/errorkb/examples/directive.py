@@ -49,7 +49,7 @@ class SnippetDirective(SphinxDirective):
                 self.arguments[0], {k: str(v) for k, v in self.options.items()}, "\n".join(self.content),
                 path=path, line=self.lineno, record_id=record.id if record else docname.rsplit("/", 1)[-1],
                 templates=tuple(m.template for m in record.messages) if record else (),
-                ceilings=settings(self.config).ceilings,
+                ceilings=settings(self.config).ceilings, hardware=settings(self.config).profile,
             )
         except SnippetError as exc:
             logger.warning(str(exc), location=(docname, self.lineno), type="errorkb", subtype="snippet")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..config import Ceilings, Settings
 from ..markdown import fences
+from .hardware import NO_HARDWARE, Profile
 from ..records import Problem, RecordError, load_record
 from .spec import Snippet, SnippetError, make_snippet
 
@@ -20,7 +21,7 @@ _OPTION = re.compile(r"^:(?P<name>[\w-]+):\s*(?P<value>.*)$")
 
 
 def snippets_in_text(body: str, first_line: int, *, path: str, record_id: str, templates: tuple[str, ...],
-                     ceilings: Ceilings = Ceilings()) -> tuple[list[Snippet], list[Problem]]:
+                     ceilings: Ceilings = Ceilings(), hardware: Profile = NO_HARDWARE) -> tuple[list[Snippet], list[Problem]]:
     """Snippets in a record's body; ``first_line`` is the file line of the body's first line."""
     snippets: list[Snippet] = []
     problems: list[Problem] = []
@@ -37,7 +38,8 @@ def snippets_in_text(body: str, first_line: int, *, path: str, record_id: str, t
         kind = fence.info[len("{snippet}"):].strip()
         try:
             snippets.append(make_snippet(kind, options, text, path=path, line=line,
-                                         record_id=record_id, templates=templates, ceilings=ceilings))
+                                         record_id=record_id, templates=templates, ceilings=ceilings,
+                                         hardware=hardware))
         except SnippetError as exc:
             problems.append(Problem(path, line, str(exc)))
     seen: set[str] = set()
@@ -56,4 +58,4 @@ def snippets_in_record(path: Path, root: Path, site: Settings) -> tuple[list[Sni
         return [], exc.problems
     templates = tuple(m.template for m in record.messages)
     return snippets_in_text(record.body, record.body_line, path=record.path, record_id=record.id, templates=templates,
-                            ceilings=site.ceilings)
+                            ceilings=site.ceilings, hardware=site.profile)

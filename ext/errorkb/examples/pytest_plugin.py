@@ -18,6 +18,7 @@ from ..config import Settings
 from ..project import ProjectError, open_project
 from . import requirements, sandbox
 from .extract import snippets_in_record
+from .hardware import Machine
 from .judge import FAILED, Result, run_one
 from .spec import Snippet
 
@@ -39,14 +40,14 @@ class RecordFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         try:
             site = site_settings(self.config.rootpath)
-        except ProjectError as exc:
+            hw = requirements.machine(site.profile)
+        except (ProjectError, ValueError) as exc:
             raise self.CollectError(str(exc)) from None
         snippets, problems = snippets_in_record(self.path, self.config.rootpath, site)
         if problems:
             raise self.CollectError("\n".join(map(str, problems)))
-        hw = requirements.probe_hardware()
         for snippet in snippets:
-            item = SnippetItem.from_parent(self, name=snippet.id, snippet=snippet)
+            item = SnippetItem.from_parent(self, name=snippet.id, snippet=snippet, hw=hw)
             gap = requirements.unmet(snippet, hw) or sandbox.unavailable()
             if gap:  # skipped at collection, so the report points at the snippet
                 item.add_marker(pytest.mark.skip(reason=gap))
@@ -54,13 +55,13 @@ class RecordFile(pytest.File):
 
 
 class SnippetItem(pytest.Item):
-    def __init__(self, *, snippet: Snippet, **kwargs: Any):
+    def __init__(self, *, snippet: Snippet, hw: Machine, **kwargs: Any):
         super().__init__(**kwargs)
         self.snippet = snippet
+        self.hw = hw
 
     def runtest(self) -> None:
-        hw = requirements.probe_hardware()
-        result = run_one(self.snippet, requirements.where(self.snippet, hw))
+        result = run_one(self.snippet, requirements.where(self.snippet, self.hw))
         if result.status == FAILED:
             raise SnippetFailed(result)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import requirements, sandbox
 from .cache import ResultCache, cache_key
+from .hardware import NO_HARDWARE, Profile
 from .judge import NOT_RUN, Result, run_one
 from .spec import Snippet
 
@@ -26,10 +27,11 @@ def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
-def run_snippets(snippets: list[Snippet], cache_dir: Path | None, *, execute: bool = True,
+def run_snippets(snippets: list[Snippet], cache_dir: Path | None, *, execute: bool = True, hardware: Profile = NO_HARDWARE,
                  jobs: int | None = None, progress: Progress | None = None) -> Report:
-    """Decide every snippet's result; with ``execute`` false, only the cache is consulted."""
-    hw = requirements.probe_hardware()
+    """Decide every snippet's result on this machine as ``hardware`` probes it; with ``execute`` false,
+    only the cache is consulted."""
+    hw = requirements.machine(hardware)
     cache = ResultCache(cache_dir) if cache_dir is not None else None
     results: dict[str, Result] = {}
     todo: dict[str, tuple[Snippet, str, str]] = {}  # key -> (snippet, cache key, where)

@@ -14,6 +14,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from ..config import Ceilings
 from ..templates import parse_size
+from .hardware import NO_HARDWARE, HardwareNeed, Profile
 
 KINDS = {
     "reproduces": "must fail with one of this record's messages",
@@ -22,36 +23,16 @@ KINDS = {
 }
 OPTIONS = ("id", "requires", "timeout", "memory", "tolerance")
 
-#: Hardware names accepted in ``:requires:`` (everything else is a Python package).
-HARDWARE = ("cuda", "gpu", "tpu", "neuron")
-#: Hardware with a threshold is written ``gpu-memory>=40G`` or ``gpus>=4``.
 
 DEFAULT_TIMEOUT = 60
 DEFAULT_MEMORY = Ceilings.memory
 MIN_MEMORY = 64 * 1024**2
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_THRESHOLD = re.compile(r"^(gpu-memory|gpus)\s*>=\s*(\S+)$")
-_THRESHOLD_NAME = re.compile(r"^(gpu-memory|gpus)(?![\w-])")
 
 
 class SnippetError(ValueError):
     """A snippet that cannot be run as written; the message names the option at fault."""
-
-
-@dataclasses.dataclass(frozen=True)
-class HardwareNeed:
-    """``cuda``, ``gpu``, ``tpu``, ``neuron``, or a threshold: ``gpu-memory`` bytes, ``gpus`` count."""
-
-    name: str
-    minimum: int | None = None
-
-    def __str__(self) -> str:
-        if self.minimum is None:
-            return self.name
-        if self.name == "gpu-memory":
-            return f"gpu-memory>={self.minimum / 1024**3:g}G"
-        return f"{self.name}>={self.minimum}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,40 +62,28 @@ class Snippet:
         return [*self.packages, *map(str, self.hardware)]
 
 
-def parse_requires(text: str) -> tuple[tuple[str, ...], tuple[HardwareNeed, ...]]:
-    """Split ``jax, torch>=2.0, cuda, gpu-memory>=40G`` into packages and hardware."""
+def parse_requires(text: str, hardware: Profile = NO_HARDWARE) -> tuple[tuple[str, ...], tuple[HardwareNeed, ...]]:
+    """Split ``jax, torch>=2.0, cuda, gpu-memory>=40G`` into packages and the needs ``hardware`` reads."""
     packages: list[str] = []
-    hardware: list[HardwareNeed] = []
+    needs: list[HardwareNeed] = []
     for item in (part.strip() for part in text.split(",")):
         if not item:
             continue
-        if item in HARDWARE:
-            hardware.append(HardwareNeed(item))
+        try:
+            need = hardware.need(item)
+        except ValueError as exc:
+            raise SnippetError(f":requires: {exc}") from None
+        if need is not None:
+            needs.append(need)
             continue
-        m = _THRESHOLD.match(item)
-        if m:
-            name, value = m.groups()
-            if name == "gpu-memory":
-                size = parse_size(value)
-                if not size:
-                    raise SnippetError(f":requires: {item!r}: give the memory as a size such as 40G")
-                hardware.append(HardwareNeed(name, int(size)))
-            else:
-                if not value.isdigit() or int(value) < 1:
-                    raise SnippetError(f":requires: {item!r}: give the number of GPUs, e.g. gpus>=4")
-                hardware.append(HardwareNeed(name, int(value)))
-            continue
-        if _THRESHOLD_NAME.match(item):
-            raise SnippetError(f":requires: {item!r}: hardware thresholds are written gpu-memory>=40G or gpus>=4")
         try:
             Requirement(item)
         except InvalidRequirement:
-            raise SnippetError(
-                f":requires: {item!r} is neither a package (such as 'torch>=2.0') nor hardware "
-                f"({', '.join(HARDWARE)}, gpu-memory>=40G, gpus>=4)"
-            ) from None
+            named = f" nor hardware ({hardware.syntax})" if hardware.syntax else \
+                " (this site names no hardware: errorkb_hardware)"
+            raise SnippetError(f":requires: {item!r} is neither a package (such as 'torch>=2.0'){named}") from None
         packages.append(item)
-    return tuple(packages), tuple(hardware)
+    return tuple(packages), tuple(needs)
 
 
 def _seconds(text: str, ceiling: int) -> int:
@@ -146,8 +115,10 @@ def _tolerance(text: str) -> float:
 
 
 def make_snippet(kind: str, options: dict[str, str], code: str, *, path: str, line: int,
-                 record_id: str, templates: tuple[str, ...] = (), ceilings: Ceilings = Ceilings()) -> Snippet:
-    """Validate a snippet as written; raise :class:`SnippetError` with the first problem."""
+                 record_id: str, templates: tuple[str, ...] = (), ceilings: Ceilings = Ceilings(),
+                 hardware: Profile = NO_HARDWARE) -> Snippet:
+    """Validate a snippet as written, its hardware needs read by ``hardware``; raise :class:`SnippetError`
+    with the first problem."""
     kind = kind.strip()
     if kind not in KINDS:
         raise SnippetError(f"a snippet claims one of {', '.join(KINDS)}, not {kind!r}")
@@ -166,10 +137,10 @@ def make_snippet(kind: str, options: dict[str, str], code: str, *, path: str, li
         raise SnippetError(f"snippet {id_!r}: :tolerance: applies to 'shows' snippets only")
     if kind == "reproduces" and not templates:
         raise SnippetError(f"snippet {id_!r} claims 'reproduces' but its page has no message template")
-    packages, hardware = parse_requires(options.get("requires", ""))
+    packages, needs = parse_requires(options.get("requires", ""), hardware)
     return Snippet(
         path=path, line=line, record_id=record_id, id=id_, kind=kind, code=code.rstrip() + "\n",
-        packages=packages, hardware=hardware,
+        packages=packages, hardware=needs,
         timeout=_seconds(options["timeout"], ceilings.timeout) if "timeout" in options else min(DEFAULT_TIMEOUT, ceilings.timeout),
         memory=_memory(options["memory"], ceilings.memory) if "memory" in options else min(DEFAULT_MEMORY, ceilings.memory),
         tolerance=_tolerance(options["tolerance"]) if "tolerance" in options else None,

@@ -18,3 +18,5 @@ errorkb_fields = [
      "badge": "plain", "filter": True, "index": True},
 ]
 errorkb_sections = ["Causes", "Fixes", "Debugging"]
+# The snippets here name GPUs in `:requires:`.
+errorkb_hardware = "errorkb.examples.accelerators"
