@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -242,7 +243,8 @@ def _lookup_index(args: argparse.Namespace):
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:
-    """Find the errors in a pasted message or log, best first."""
+    """Find the errors in a message or log, best first: exact template matches, else the closest
+    records. Reads standard input when TEXT is absent or '-', e.g. 'python train.py 2>&1 | errorkb lookup'."""
     from .lookup import looks_binary, lookup
 
     if args.top < 1:
@@ -311,7 +313,9 @@ def _print_matches(matches: list) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run a command, its output passed through; under a failure, the record matching it."""
+    """Run CMD with its output passed through unchanged. When it fails (non-zero exit, or killed by a
+    signal), print the record matching the end of its output on standard error. Exits with CMD's
+    status (128+N for signal N; 127: not found)."""
     from .run import explain_from_records, run
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -326,6 +330,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from .mcp_server import serve
 
     return serve(args.root, args.records)
+
+
+def _described(command: Callable[[argparse.Namespace], int]) -> str:
+    """A command's description: its docstring, on one line."""
+    return " ".join((command.__doc__ or "").split())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -353,13 +362,8 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("key", metavar="ID_OR_CODE")
     explain.set_defaults(func=cmd_explain)
 
-    lookup = sub.add_parser(
-        "lookup", help="find the errors in a pasted message or log",
-        description="Find the errors in a message or log, best first: exact template matches, "
-        "else the closest records. Reads standard input when TEXT is absent or '-', "
-        "e.g. 'python train.py 2>&1 | errorkb lookup'.",
-        epilog=_LOOKUP_EXIT, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    lookup = sub.add_parser("lookup", help="find the errors in a pasted message or log", description=_described(cmd_lookup),
+                            epilog=_LOOKUP_EXIT, formatter_class=argparse.RawDescriptionHelpFormatter)
     lookup.add_argument("text", nargs="?", metavar="TEXT", help="the error text ('-' or absent: standard input)")
     lookup.add_argument("--json", action="store_true",
                         help='print {"matches": [{"id", "code", "title", "score", "exact", "values", "url", '
@@ -370,12 +374,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "instead of the records")
     lookup.set_defaults(func=cmd_lookup)
 
-    run = sub.add_parser(
-        "run", help="run a command; when it fails, show the error record matching its output",
-        description="Run CMD with its output passed through unchanged. When it fails (non-zero exit, "
-        "or killed by a signal), print the record matching the end of its output on standard error. "
-        "Exits with CMD's status (128+N for signal N; 127: not found).",
-    )
+    run = sub.add_parser("run", help="run a command; when it fails, show the error record matching its output",
+                         description=_described(cmd_run))
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]")
     run.set_defaults(func=cmd_run)
 

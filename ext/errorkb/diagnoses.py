@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from .templates import UNIT_FACTORS, Template, Value
+from .templates import UNIT_FACTORS, PositionedError, Template, Value
 
 #: Longest condition, and longest message, in characters.
 MAX_TEXT = 400
@@ -61,12 +62,8 @@ _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _KEYWORDS = ("and", "or", "not", "has")
 
 
-class DiagnosisError(ValueError):
+class DiagnosisError(PositionedError):
     """A condition or message that cannot be used; ``column`` is 1-based in its text."""
-
-    def __init__(self, message: str, column: int = 1):
-        super().__init__(message)
-        self.column = column
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,27 +172,20 @@ class _Parser:
             raise DiagnosisError(f"nested more than {MAX_DEPTH} levels deep", self.peek()[2])
 
     def either(self) -> list[Any]:
-        tree = self.both()
-        while self.peek()[1] == "or":
-            self.take()
-            tree = ["or", tree, self.both()]
-        return tree
+        return self.chained(("or",), self.both)
 
     def both(self) -> list[Any]:
-        tree = self.negation()
-        while self.peek()[1] == "and":
-            self.take()
-            tree = ["and", tree, self.negation()]
+        return self.chained(("and",), self.negation)
+
+    def chained(self, operators: tuple[str, ...], operand: Callable[[], list[Any]]) -> list[Any]:
+        """``a or b or c``, ``a - b + c``: left-associative operators between operands."""
+        tree = operand()
+        while self.peek()[1] in operators:
+            tree = [self.take()[1], tree, operand()]
         return tree
 
     def negation(self) -> list[Any]:
-        if self.peek()[1] == "not":
-            self.take()
-            self.nested()
-            tree = ["not", self.negation()]
-            self.depth -= 1
-            return tree
-        return self.comparison()
+        return self.prefixed("not", self.negation) if self.peek()[1] == "not" else self.comparison()
 
     def comparison(self) -> list[Any]:
         tree = self.sum()
@@ -207,25 +197,21 @@ class _Parser:
         return tree
 
     def sum(self) -> list[Any]:
-        tree = self.product()
-        while self.peek()[1] in ("+", "-"):
-            tree = [self.take()[1], tree, self.product()]
-        return tree
+        return self.chained(("+", "-"), self.product)
 
     def product(self) -> list[Any]:
-        tree = self.unary()
-        while self.peek()[1] in ("*", "/"):
-            tree = [self.take()[1], tree, self.unary()]
-        return tree
+        return self.chained(("*", "/"), self.unary)
 
     def unary(self) -> list[Any]:
-        if self.peek()[1] == "-":
-            self.take()
-            self.nested()
-            tree = ["neg", self.unary()]
-            self.depth -= 1
-            return tree
-        return self.atom()
+        return self.prefixed("neg", self.unary) if self.peek()[1] == "-" else self.atom()
+
+    def prefixed(self, name: str, operand: Callable[[], list[Any]]) -> list[Any]:
+        """``not x``, ``-x``: the operator taken, its operand one level deeper."""
+        self.take()
+        self.nested()
+        tree = [name, operand()]
+        self.depth -= 1
+        return tree
 
     def atom(self) -> list[Any]:
         kind, text, column = self.take()

@@ -14,16 +14,18 @@ import hashlib
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from . import matcher
 from .diagnoses import problems_of as diagnosis_problems
 from .markdown import Heading, outline
 from .schema import SLUG, Schema
 from .templates import Template, TemplateError, compile_template
+
+T = TypeVar("T")
 
 try:  # the C loader is several times faster where libyaml is present
     _Loader: type = yaml.CSafeLoader
@@ -91,6 +93,14 @@ class Message(BaseModel):
         return values
 
 
+#: Lists of the front matter whose every item must match a pattern: field -> (pattern, what a mismatch is).
+_LIST_PATTERNS = {
+    "related": (SLUG, "is not a lower-case slug such as 'pytorch'"),
+    "aliases": (ALIAS, "is not an old id or code (letters, digits, '.', '_' and '-'; each gets a redirect page)"),
+    "references": (URL, "is not an http(s) URL"),
+}
+
+
 class Frontmatter(BaseModel):
     """The core fields of a record's YAML front matter; :meth:`Schema.model` adds the site's own."""
 
@@ -107,28 +117,13 @@ class Frontmatter(BaseModel):
     references: list[str] = []
     diagnoses: list[dict[str, Any]] = []  # checked by diagnoses.problems_of
 
-    @field_validator("related")
+    @field_validator(*_LIST_PATTERNS)
     @classmethod
-    def _slugs(cls, values: list[str]) -> list[str]:
+    def _each_matches(cls, values: list[str], info: ValidationInfo) -> list[str]:
+        pattern, problem = _LIST_PATTERNS[info.field_name]
         for v in values:
-            if not re.match(SLUG, v):
-                raise ValueError(f"{v!r} is not a lower-case slug such as 'pytorch'")
-        return values
-
-    @field_validator("aliases")
-    @classmethod
-    def _aliases(cls, values: list[str]) -> list[str]:
-        for v in values:
-            if not re.match(ALIAS, v):
-                raise ValueError(f"{v!r} is not an old id or code (letters, digits, '.', '_' and '-'; each gets a redirect page)")
-        return values
-
-    @field_validator("references")
-    @classmethod
-    def _urls(cls, values: list[str]) -> list[str]:
-        for v in values:
-            if not re.match(URL, v):
-                raise ValueError(f"{v!r} is not an http(s) URL")
+            if not re.match(pattern, v):
+                raise ValueError(f"{v!r} {problem}")
         return values
 
 
@@ -138,6 +133,16 @@ class Fix:
     body: str
     line: int
     variants: tuple[str, ...] = ()  # values of the site's variants field with a '####' variant of the fix, in order
+
+
+class _Core(Generic[T]):
+    """A core field of a record's front matter, read as an attribute of the record: ``record.id``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, record: Record, owner: type | None = None) -> T:
+        return getattr(record.fields, self.name)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,45 +159,16 @@ class Record:
     frontmatter_lines: int  # lines taken by the front matter, fences included
     lines: dict[str, int]  # field path ("messages[0].examples[1]") -> line
 
-    @property
-    def id(self) -> str:
-        return self.fields.id
-
-    @property
-    def code(self) -> str | None:
-        return self.fields.code
-
-    @property
-    def title(self) -> str:
-        return self.fields.title
-
-    @property
-    def summary(self) -> str:
-        return self.fields.summary
-
-    @property
-    def source(self) -> str:
-        return self.fields.source
-
-    @property
-    def messages(self) -> list[Message]:
-        return self.fields.messages
-
-    @property
-    def related(self) -> list[str]:
-        return self.fields.related
-
-    @property
-    def aliases(self) -> list[str]:
-        return self.fields.aliases
-
-    @property
-    def references(self) -> list[str]:
-        return self.fields.references
-
-    @property
-    def diagnoses(self) -> list[dict[str, Any]]:
-        return self.fields.diagnoses
+    id = _Core[str]()
+    code = _Core[str | None]()
+    title = _Core[str]()
+    summary = _Core[str]()
+    source = _Core[str]()
+    messages = _Core[list[Message]]()
+    related = _Core[list[str]]()
+    aliases = _Core[list[str]]()
+    references = _Core[list[str]]()
+    diagnoses = _Core[list[dict[str, Any]]]()
 
     @property
     def docname(self) -> str:

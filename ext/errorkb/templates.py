@@ -157,12 +157,16 @@ _SYNTAX = frozenset("\\^$.|?*+()[]{}")
 _BLANKS = "[ \\t]+"
 
 
-class TemplateError(ValueError):
-    """A template that cannot be compiled; ``column`` is 1-based."""
+class PositionedError(ValueError):
+    """A problem at a place in a line of text; ``column`` is 1-based."""
 
     def __init__(self, message: str, column: int = 1):
         super().__init__(message)
         self.column = column
+
+
+class TemplateError(PositionedError):
+    """A template that cannot be compiled; ``column`` is 1-based."""
 
 
 @dataclasses.dataclass(frozen=True)
