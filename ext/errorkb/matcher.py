@@ -16,7 +16,7 @@ import dataclasses
 import functools
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .templates import Template, compile_template, parse
 
@@ -79,9 +79,24 @@ class Candidate:
         return tuple(sorted(runs, key=lambda r: (-sum(1 if "a" <= c <= "z" else 3 for c in r), r)))
 
 
-def candidates(templates: Sequence[Template]) -> list[Candidate]:
-    """The templates with their keys."""
-    return [Candidate(t.text, key, t) for t, key in zip(templates, keys_for([whole_words(t) for t in templates]))]
+class Filed(Sequence[Candidate]):
+    """Templates filed by their keys, once, to be searched for in many texts (:func:`find`)."""
+
+    def __init__(self, templates: Sequence[Template]):
+        keys = keys_for([whole_words(t) for t in templates])
+        self.candidates = [Candidate(t.text, key, t) for t, key in zip(templates, keys)]
+        self.by_key: dict[bytes, list[int]] = {}
+        for k, c in enumerate(self.candidates):
+            if c.key is not None:
+                self.by_key.setdefault(c.key.encode(), []).append(k)
+        self.keys = frozenset(self.by_key)
+        self.unkeyed = [k for k, c in enumerate(self.candidates) if c.key is None]
+
+    def __getitem__(self, k: int) -> Candidate:  # type: ignore[override]
+        return self.candidates[k]
+
+    def __len__(self) -> int:
+        return len(self.candidates)
 
 
 class LineWords:
@@ -178,20 +193,17 @@ class LineMatcher:
         return hits
 
 
-def find(filed: Sequence[Candidate], lines: list[str]) -> list[tuple[int, Found]]:
-    """Every occurrence of every candidate in ``lines``, short-listed as the lookup does it:
-    (candidate's index, occurrence)."""
+def find(filed: Filed, lines: list[str], among: Callable[[int], bool] | None = None) -> list[tuple[int, Found]]:
+    """Every occurrence in ``lines`` of every filed template (or of those ``among`` keeps),
+    short-listed as the lookup does it: (the template's index, occurrence)."""
     words = LineWords(lines)
-    by_key: dict[bytes, list[int]] = {}
-    for k, c in enumerate(filed):
-        if c.key is not None:
-            by_key.setdefault(c.key.encode(), []).append(k)
     matcher = LineMatcher(lines, words)
     out = []
-    for key, found in words.holding(frozenset(by_key)).items():
-        for k in by_key[key]:
-            out += [(k, hit) for hit in matcher.hits(filed[k], found)]
-    for k, c in enumerate(filed):
-        if c.key is None:
-            out += [(k, hit) for hit in matcher.hits(c, matcher.lines_holding(c.runs[0]))]
+    for key, found in words.holding(filed.keys).items():
+        for k in filed.by_key[key]:
+            if among is None or among(k):
+                out += [(k, hit) for hit in matcher.hits(filed[k], found)]
+    for k in filed.unkeyed:
+        if among is None or among(k):
+            out += [(k, hit) for hit in matcher.hits(filed[k], matcher.lines_holding(filed[k].runs[0]))]
     return sorted(out, key=lambda found: (found[1][0], found[1][3].start(), found[0]))

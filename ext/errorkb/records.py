@@ -630,7 +630,7 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
     """
     problems = []
     owners = [r for r in records.values() for _ in r.templates]
-    filed = matcher.candidates([t for r in records.values() for t in r.templates])
+    filed = matcher.Filed([t for r in records.values() for t in r.templates])
 
     def rank(found: tuple[int, matcher.Found]) -> tuple[int, ...]:  # without the template's place: a tie is a clash
         k, (line, _, _, m) = found
@@ -639,9 +639,12 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
     for record in records.values():
         for i, message in enumerate(record.messages):
             for j, example in enumerate(message.examples):
-                found = matcher.find(filed, example.text.splitlines())
-                own = min((rank(f) for f in found if owners[f[0]] is record), default=None)
-                clashes = {k for k, hit in found if owners[k] is not record and (own is None or rank((k, hit)) <= own)}
+                lines = example.text.splitlines()
+                others = matcher.find(filed, lines, among=lambda k: owners[k] is not record)
+                if not others:
+                    continue  # its own templates are checked to match it when the record is loaded
+                own = min((rank(f) for f in matcher.find(filed, lines, among=lambda k: owners[k] is record)), default=None)
+                clashes = {k for k, hit in others if own is None or rank((k, hit)) <= own}
                 key = f"messages[{i}].examples[{j}]"
                 problems += [Problem(record.path, record.line_of(key),
                                      f"{key} is also matched by {owners[k].id}'s template {filed[k].text!r}, "

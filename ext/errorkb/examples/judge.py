@@ -70,7 +70,7 @@ def _stopped(snippet: Snippet, outcome: sandbox.Outcome) -> str | None:
 def matching_line(templates: tuple[str, ...], output: str) -> str | None:
     """The first line (or pair of adjacent lines) of ``output`` matched by a template, found as
     the lookup finds it (``matcher.find``)."""
-    found = matcher.find(matcher.candidates([compile_template(t) for t in templates]), output.splitlines())
+    found = matcher.find(matcher.Filed([compile_template(t) for t in templates]), output.splitlines())
     return found[0][1][2].strip() if found else None
 
 
