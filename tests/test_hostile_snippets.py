@@ -251,18 +251,24 @@ def sphinx_build(project, out: Path, builder: str = "examples") -> subprocess.Po
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
+def kill_and_see_gone(build: subprocess.Popen, marker: str, start_within: float, gone: str) -> None:
+    """Once a process naming ``marker`` runs, kill ``build`` with SIGKILL; within 10 s no process
+    may name it any more (``gone`` says what that shows)."""
+    try:
+        wait_until(lambda: processes_naming(marker), start_within, "the snippet to start")
+        build.send_signal(signal.SIGKILL)
+        build.wait()
+        wait_until(lambda: not processes_naming(marker), 10, gone)
+    finally:
+        build.kill()
+        build.wait()
+
+
 def test_killing_the_build_kills_every_process_of_its_snippets(project) -> None:
     marker = f"errorkb-orphan-{uuid.uuid4().hex}"
     project.add_record(record_with(SLEEPER.format(id="outlives", marker=marker, seconds=300)))
     build = sphinx_build(project, project.root / "_build" / "killed")
-    try:
-        wait_until(lambda: processes_naming(marker), 120, "the snippet to start")
-        build.send_signal(signal.SIGKILL)
-        build.wait()
-        wait_until(lambda: not processes_naming(marker), 10, "the snippet's processes to die with the build")
-    finally:
-        build.kill()
-        build.wait()
+    kill_and_see_gone(build, marker, 120, "the snippet's processes to die with the build")
 
 
 LOST_BUILD = """
@@ -282,14 +288,7 @@ def test_a_build_lost_before_bwrap_watches_it_still_takes_its_snippet_along() ->
             f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', {prefix!r} + {suffix!r}])\n"
             "time.sleep(300)\n")
     build = subprocess.Popen([sys.executable, "-c", LOST_BUILD, code])
-    try:
-        wait_until(lambda: processes_naming(marker), 60, "the snippet to start")
-        build.send_signal(signal.SIGKILL)
-        build.wait()
-        wait_until(lambda: not processes_naming(marker), 10, "the launcher to kill the container")
-    finally:
-        build.kill()
-        build.wait()
+    kill_and_see_gone(build, marker, 60, "the launcher to kill the container")
 
 
 def test_two_builds_at_once_run_every_snippet_and_cache_no_failure(project) -> None:
