@@ -52,9 +52,15 @@ FRAMEWORKS = {
 }
 
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
+# Memory first; then the other kinds of accelerator error people paste beside them.
 CATEGORIES = {
     "device-memory": "Device memory", "on-chip-memory": "On-chip memory",
     "host-memory": "Host memory", "shared-memory": "Shared memory",
+    "unsupported-operation": "Unsupported operation", "numerics-dtypes": "Numerics and data types",
+    "shapes-devices": "Shapes and devices", "compile-time-limit": "Compiler limits",
+    "compiler-error": "Compiler errors", "kernel-fault": "Kernel faults and asserts",
+    "collective-communication": "Collective communication", "driver-installation": "Driver and installation",
+    "hardware-fault": "Hardware faults", "status-class": "Status classes",
 }
 
 errorkb_fields = [

@@ -363,7 +363,7 @@ def build_index_from(templates: dict[str, str]) -> LookupIndex:
 
     class FakeRecord:  # only what build_index reads
         def __init__(self, id_: str, template: str):
-            self.id, self.code, self.title, self.aliases = id_, "", f"Record {id_}", []
+            self.id, self.code, self.codes, self.title, self.aliases = id_, "", (), f"Record {id_}", []
             self.path = f"errors/x/{id_}.md"
             self.templates = (compile_template(template),)
             self.messages = [type("M", (), {"examples": []})()]
@@ -412,3 +412,17 @@ def test_the_missing_error_form_is_offered_only_with_a_repository(index):
     assert form == "https://github.com/example/errorkb/issues/new?template=missing-error.yml"
     assert (ROOT / ".github" / "ISSUE_TEMPLATE" / form.rsplit("=", 1)[1]).is_file()
     assert LookupIndex.from_json(json.loads(json.dumps({**index.to_json(), "report": form}))).report == form
+
+
+def test_each_code_of_a_record_with_several_alone_is_an_exact_match(tmp_path):
+    from conftest import record_text
+
+    path = tmp_path / "errors/demo/demo-oom.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(record_text(code="[DEMO1, DEMO7, DEMO_X9]"))
+    catalogue, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
+    assert not problems
+    shipped = LookupIndex.from_json(json.loads(json.dumps(build_index(catalogue).to_json())))
+    for code in ("DEMO1", "DEMO7", "demo_x9", "ERROR DEMO_X9: failed"):
+        [match] = lookup(shipped, code).matches
+        assert match.exact and match.record["id"] == "demo-oom" and match.record["code"] == "DEMO1"

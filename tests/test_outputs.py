@@ -299,3 +299,21 @@ def test_a_parallel_build_writes_the_same_outputs(project: Project) -> None:
     shutil.rmtree(project.root / "_build")
     assert project.build("-j", "auto").returncode == 0
     assert {name: (project.out / name).read_text(encoding="utf-8") for name in names} == serial
+
+
+def test_every_code_of_a_record_finds_it_and_the_page_says_what_it_was_checked_against(project: Project) -> None:
+    project.write("conf.py", Project.CONF)
+    project.write("index.md", INDEX)
+    checked = "checked:\n  date: 2026-11\n  against: {Demo SDK: '2.10', Demo driver: '575'}\nrelated:"
+    project.add_record(record_text(code="[DEMO1, DEMO7, DEMO9]").replace("related:", checked, 1))
+    project.write("docs/guide.md", "# Guide\n\nSee {err}`DEMO9`.\n")
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    for code in ("DEMO1", "DEMO7", "DEMO9"):
+        assert 'url=demo-oom.html"' in (project.out / f"errors/demo/{code}.html").read_text(encoding="utf-8")
+    page = (project.out / "errors/demo/demo-oom.html").read_text(encoding="utf-8")
+    assert "Also printed with the codes <code" in page and "DEMO9" in page
+    assert "Checked against Demo SDK 2.10 and Demo driver 575 on 2026-11." in page
+    assert "DEMO1: Demo" in (project.out / "docs/guide.html").read_text(encoding="utf-8")
+    [error] = json.loads((project.out / "errors.json").read_text(encoding="utf-8"))["errors"]
+    assert error["codes"] == ["DEMO1", "DEMO7", "DEMO9"] and error["checked"]["date"] == "2026-11"

@@ -179,3 +179,67 @@ def test_a_broken_record_is_not_also_reported_as_an_unknown_related_id(tmp_path)
     broken.write_text(record_text(id="demo-broken", code="DEMO2").replace("phase: run-time", "phase: later"))
     _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     assert [p.path for p in problems] == ["errors/demo/demo-broken.md"]
+
+
+def test_a_record_may_carry_several_codes(tmp_path):
+    write(tmp_path, id="demo-oom", code="[DEMO1, DEMO7, DEMO9]")
+    catalogue, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
+    record = catalogue.records["demo-oom"]
+    assert problems == [] and record.code == "DEMO1" and record.codes == ("DEMO1", "DEMO7", "DEMO9")
+    assert all(catalogue.find(code) is record for code in ("demo1", "DEMO7", "Demo9"))
+    assert record.as_json(DEMO_SCHEMA)["code"] == "DEMO1"
+    assert record.as_json(DEMO_SCHEMA)["codes"] == ["DEMO1", "DEMO7", "DEMO9"]
+
+
+def test_each_of_several_codes_is_unique_across_records(tmp_path):
+    write(tmp_path, id="demo-oom", code="[DEMO1, DEMO7]")
+    write(tmp_path, id="demo-other", code="[DEMO8, DEMO7]")
+    _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
+    assert "errors/demo/demo-other.md:3: code 'DEMO7' is already used by errors/demo/demo-oom.md" in map(str, problems)
+
+
+@pytest.mark.parametrize(("code", "problem"), [
+    ("[]", "code: value error, an empty list: leave 'code' out when the error has none"),
+    ("[DEMO1, DEMO1]", "code: value error, names a code twice"),
+    ("[DEMO1, '  ']", "code: value error, '' is not a code as printed, on one line"),
+])
+def test_a_list_of_codes_must_be_usable(tmp_path, code, problem):
+    [found] = problems_of(tmp_path, record_text(code=code))
+    assert found.replace("Value error, ", "value error, ").endswith(problem.split("value error, ")[-1])
+
+
+CHECKED = "checked:\n  date: 2026-11-24\n  against: {Demo SDK: '2.10', Demo driver: 575}\nrelated:"
+
+
+def test_a_record_says_what_it_was_checked_against(tmp_path):
+    path = tmp_path / "errors/demo/demo-oom.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(record_text().replace("related:", CHECKED, 1))
+    record = load_record(path, root=tmp_path, schema=DEMO_SCHEMA)
+    assert record.checked.date == "2026-11-24"
+    assert record.checked.against == {"Demo SDK": "2.10", "Demo driver": "575"}
+    assert record.as_json(DEMO_SCHEMA)["checked"] == {"date": "2026-11-24", "against": record.checked.against}
+
+
+@pytest.mark.parametrize(("checked", "words"), [
+    ("checked:\n  date: 2026-11-24\n  against: {Demo SDK: 2.10}\n", "reads as the number 2.1: quote it"),
+    ("checked:\n  date: 24/11/2026\n  against: {Demo SDK: '2'}\n", "is not a date such as 2026-11-24 or 2026-11"),
+    ("checked:\n  date: 2026-11\n  against: {}\n", "checked.against"),
+    ("checked:\n  date: 2026-11\n  against: {Demo SDK: '2'}\n  by: me\n", "unknown field 'checked.by'"),
+])
+def test_a_bad_check_is_a_problem_at_its_line(tmp_path, checked, words):
+    [problem] = problems_of(tmp_path, record_text().replace("related:", checked + "related:", 1))
+    assert problem.startswith("errors/demo/demo-oom.md:1") and words in problem
+
+
+def test_a_site_may_require_every_record_to_say_what_it_was_checked_against(tmp_path):
+    import dataclasses
+
+    schema = dataclasses.replace(DEMO_SCHEMA, require_checked=True)
+    path = tmp_path / "errors/demo/demo-oom.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(record_text())
+    with pytest.raises(RecordError, match=r"demo-oom.md:2: missing 'checked'"):
+        load_record(path, root=tmp_path, schema=schema)
+    path.write_text(record_text().replace("related:", CHECKED, 1))
+    assert load_record(path, root=tmp_path, schema=schema).checked is not None

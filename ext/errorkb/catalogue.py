@@ -34,7 +34,7 @@ SCRIPT = "errorkb-catalogue.js"
 
 def fingerprint(catalogue: Catalogue, schema: Schema) -> str:
     """Changes whenever anything the table shows changes."""
-    rows = [[r.id, r.code, r.title, r.messages[0].template, *(r.value(f.name) for f in schema.dimensions)]
+    rows = [[r.id, r.codes, r.title, r.messages[0].template, *(r.value(f.name) for f in schema.dimensions)]
             for r in _ordered(catalogue)]
     return hashlib.sha256(json.dumps([schema.fingerprint, rows]).encode()).hexdigest()
 
@@ -111,7 +111,7 @@ class CatalogueDirective(SphinxDirective):
         for record in _ordered(catalogue):
             classes = ["errorkb-row"] + [f"errorkb-f-{f.slug}-{v}" for f in filters for v in record.values(f.name)]
             body += _row(keys, [
-                nodes.literal(text=record.code or record.id),
+                nodes.literal(text=", ".join(record.codes) or record.id),
                 generated_xref(record.id, self.env.docname, record.title),
                 nodes.literal(text=record.messages[0].template, classes=["errorkb-first-message"]),
                 *(nodes.Text(", ".join(f.label_of(v) for v in record.values(f.name))) for f in columns),

@@ -85,12 +85,27 @@ def cmd_check(args: argparse.Namespace) -> int:
     problems = sorted(dict.fromkeys(problems + prose), key=lambda p: (p.path, p.line))
     for problem in problems:
         print(problem)
+    _warn_stale(project, catalogue)
     count = len(catalogue.records)
     if problems:
         print(f"{len(problems)} problem(s) in the records and guides", file=sys.stderr)
         return 1
     print(f"{count} records OK, prose OK", file=sys.stderr)
     return 0
+
+
+def _warn_stale(project: Project, catalogue: Catalogue) -> None:
+    """Warn, without failing, about records whose check is older than the site allows."""
+    from .freshness import reasons_to_recheck
+
+    options = project.settings
+    if not options.checked_max_age and not options.current_releases:
+        return
+    for record in sorted(catalogue.records.values(), key=lambda r: r.path):
+        if record.checked is None and not options.schema.require_checked:
+            continue
+        for reason in reasons_to_recheck(record, options.checked_max_age, options.current_releases):
+            print(f"{record.path}:{record.line_of('checked')}: warning: check it again: {reason}")
 
 
 def _answer(args: argparse.Namespace, name: str, question: str) -> str:

@@ -77,6 +77,13 @@ OPTIONS: tuple[Option, ...] = (
            "The site's GitHub repository (https://github.com/OWNER/REPO): a paste that matches nothing is offered "
            "its missing-error issue form (.github/ISSUE_TEMPLATE/missing-error.yml), prefilled; empty: no such link.",
            "html"),
+    Option("errorkb_require_checked", False, (bool,),
+           "Require every record to say what its facts were checked against (its ``checked`` field)."),
+    Option("errorkb_checked_max_age", 0, (int,),
+           "Days after which ``errorkb check`` warns that a record's check is old; 0: never."),
+    Option("errorkb_current_releases", {}, (dict,),
+           "The current release of each product records are checked against, e.g. ``{'PyTorch': '2.9'}``: "
+           "a record checked against an older one is listed for review.", "html"),
     Option("errorkb_llms_summary",
            "A knowledge base of error messages. Each error page gives the exact messages, the causes, "
            "the fixes to try in order, and how to tell which cause applies.", (str,),
@@ -107,6 +114,8 @@ class Settings:
     opensearch_description: str
     paste_placeholder: str
     hardware: str  # the profile's module, as written
+    checked_max_age: int  # days; 0: never
+    current_releases: dict[str, str]  # product -> its current release
 
     @functools.cached_property
     def profile(self) -> Profile:
@@ -128,7 +137,7 @@ def settings_from(values: dict[str, Any]) -> Settings:
             raise ValueError(f"{option.name} = {values[option.name]!r} is not a {kinds}")
     try:
         schema = schema_from(values["errorkb_fields"], values["errorkb_sections"], values["errorkb_fixes_section"],
-                             values["errorkb_source_labels"])
+                             values["errorkb_source_labels"], values["errorkb_require_checked"])
     except SchemaError as exc:
         raise ValueError(str(exc)) from None
     return Settings(
@@ -144,7 +153,22 @@ def settings_from(values: dict[str, Any]) -> Settings:
         opensearch_description=values["errorkb_opensearch_description"],
         paste_placeholder=values["errorkb_paste_placeholder"],
         hardware=values["errorkb_hardware"].strip(),
+        checked_max_age=_days(values["errorkb_checked_max_age"]),
+        current_releases=_releases(values["errorkb_current_releases"]),
     )
+
+
+def _days(value: int) -> int:
+    if isinstance(value, bool) or value < 0:
+        raise ValueError(f"errorkb_checked_max_age = {value!r} is not a number of days (0: never)")
+    return value
+
+
+def _releases(value: dict[Any, Any]) -> dict[str, str]:
+    if not all(isinstance(k, str) and isinstance(v, str) and k.strip() and v.strip() for k, v in value.items()):
+        raise ValueError("errorkb_current_releases must map product names to releases, both strings "
+                         "(quote releases: '2.10')")
+    return dict(value)
 
 
 def _records_dir(value: str) -> str:

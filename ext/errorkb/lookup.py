@@ -318,7 +318,7 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
-                        "fixes": [f.title for f in record.fixes[:fixes]], "aliases": list(record.aliases),
+                        "fixes": [f.title for f in record.fixes[:fixes]], "aliases": [*record.codes[1:], *record.aliases],
                         "diagnoses": diagnoses.of_record(record)})
         for template in record.templates:
             pending.append((r, template, whole_words(template)))

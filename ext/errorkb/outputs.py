@@ -193,13 +193,13 @@ def redirects(app: Sphinx, *, warn: bool = False) -> dict[str, tuple[str, str]]:
             continue
         docname = domain.errors[id_][0]
         folder = docname.rsplit("/", 1)[0]
-        for name in dict.fromkeys(([record.code] if record.code else []) + list(record.aliases)):
+        for name in dict.fromkeys([*record.codes, *record.aliases]):
             if name.casefold() == id_.casefold():
                 continue  # the page itself (also on case-insensitive file systems)
             if not SAFE_NAME.match(name):
                 if not warn:
                     continue
-                field = "code" if name == record.code else "aliases"
+                field = "code" if name in record.codes else "aliases"
                 logger.warning("%r cannot be a file name, so it gets no redirect page "
                                "(letters, digits, '.', '_' and '-' only)", name,
                                location=(docname, record.line_of(field)), type="errorkb", subtype="redirect")

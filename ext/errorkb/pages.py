@@ -92,7 +92,7 @@ class RecordDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         domain = err_domain(self.env)
         record = domain.catalogue.records[self.arguments[0]]
-        domain.note_error(record.id, self.env.docname, record.code, record.title, record.aliases)
+        domain.note_error(record.id, self.env.docname, record.code, record.title, [*record.codes[1:], *record.aliases])
 
         index = addnodes.index(entries=[("single", f"{link_text(record.code, record.title)}; {record.id}", "", "", None)])
         summary = nodes.paragraph(text=record.summary, classes=["errorkb-summary"])
@@ -115,7 +115,29 @@ class RecordDirective(SphinxDirective):
                 card += nodes.paragraph(text=message.note, classes=["errorkb-note"])
             card += examples_node(message.examples)
             messages += card
-        return [index, summary, badges, messages, *diagnoses_section(self.state.document, record)]
+        about = [node for node in (_other_codes(record), _checked(record)) if node is not None]
+        return [index, summary, *about, badges, messages, *diagnoses_section(self.state.document, record)]
+
+
+def _other_codes(record: Record) -> nodes.paragraph | None:
+    """The codes beyond the one in the title, where the vendor prints the error under several."""
+    if len(record.codes) < 2:
+        return None
+    para = nodes.paragraph(text="Also printed with the code" + ("s " if len(record.codes) > 2 else " "),
+                           classes=["errorkb-codes"])
+    for i, code in enumerate(record.codes[1:]):
+        para += [nodes.Text(", " if i else ""), nodes.literal(text=code)]
+    para += nodes.Text(".")
+    return para
+
+
+def _checked(record: Record) -> nodes.paragraph | None:
+    """What the page's facts were checked against, and when."""
+    if record.checked is None:
+        return None
+    releases = [f"{product} {release}" for product, release in record.checked.against.items()]
+    listed = releases[0] if len(releases) == 1 else ", ".join(releases[:-1]) + " and " + releases[-1]
+    return nodes.paragraph(text=f"Checked against {listed} on {record.checked.date}.", classes=["errorkb-checked"])
 
 
 SHOWN_EXAMPLES = 3  # examples shown open; the others fold into a dropdown

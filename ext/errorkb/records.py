@@ -10,6 +10,7 @@ naming the file and line.  Nothing here imports Sphinx.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import re
 from collections.abc import Callable
@@ -101,13 +102,46 @@ _LIST_PATTERNS = {
 }
 
 
+_DATE = re.compile(r"^[0-9]{4}-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12][0-9]|3[01]))?$")
+
+
+class Checked(BaseModel):
+    """What a record's facts were last checked against: the releases of each product, and when."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    date: str  # YYYY-MM-DD or YYYY-MM
+    against: dict[str, str] = Field(min_length=1)  # product -> release, as the vendor names them
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _date(cls, value: Any) -> Any:
+        if isinstance(value, datetime.date):  # YAML reads an unquoted 2026-11-24 as a date
+            return value.isoformat()
+        if not isinstance(value, str) or not _DATE.match(value.strip()):
+            raise ValueError(f"{value!r} is not a date such as 2026-11-24 or 2026-11")
+        return value
+
+    @field_validator("against", mode="before")
+    @classmethod
+    def _releases(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        for product, release in value.items():
+            if isinstance(release, float):
+                raise ValueError(f"the release of {product!r} reads as the number {release!r}: quote it, as in '2.10'")
+            if isinstance(release, str) and not release.strip():
+                raise ValueError(f"the release of {product!r} is empty")
+        return {str(k): str(v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in value.items()}
+
+
 class Frontmatter(BaseModel):
     """The core fields of a record's YAML front matter; :meth:`Schema.model` adds the site's own."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     id: str = Field(pattern=SLUG)
-    code: str | None = None
+    code: str | list[str] | None = None  # a list where the vendor prints one message under several codes
     title: str = Field(min_length=3, max_length=120)
     summary: str = Field(min_length=10, max_length=300)
     source: str = Field(pattern=SLUG)
@@ -116,6 +150,20 @@ class Frontmatter(BaseModel):
     aliases: list[str] = []
     references: list[str] = []
     diagnoses: list[dict[str, Any]] = []  # checked by diagnoses.problems_of
+    checked: Checked | None = None
+
+    @field_validator("code")
+    @classmethod
+    def _codes(cls, value: str | list[str] | None) -> str | list[str] | None:
+        for code in [value] if isinstance(value, str) else value or []:
+            if not code.strip() or "\n" in code:
+                raise ValueError(f"{code!r} is not a code as printed, on one line")
+        if isinstance(value, list):
+            if not value:
+                raise ValueError("an empty list: leave 'code' out when the error has none")
+            if len(set(value)) < len(value):
+                raise ValueError("names a code twice")
+        return value
 
     @field_validator(*_LIST_PATTERNS)
     @classmethod
@@ -160,7 +208,6 @@ class Record:
     lines: dict[str, int]  # field path ("messages[0].examples[1]") -> line
 
     id = _Core[str]()
-    code = _Core[str | None]()
     title = _Core[str]()
     summary = _Core[str]()
     source = _Core[str]()
@@ -169,6 +216,18 @@ class Record:
     aliases = _Core[list[str]]()
     references = _Core[list[str]]()
     diagnoses = _Core[list[dict[str, Any]]]()
+    checked = _Core[Checked | None]()
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """Every code the vendor prints this error with, the main one first."""
+        raw = self.fields.code
+        return () if raw is None else (raw,) if isinstance(raw, str) else tuple(raw)
+
+    @property
+    def code(self) -> str | None:
+        """The main code, shown in the title."""
+        return self.codes[0] if self.codes else None
 
     @property
     def docname(self) -> str:
@@ -191,6 +250,7 @@ class Record:
         """The record for machines: the core fields, the site's fields marked ``json``, the prose."""
         hidden = {spec.name for spec in schema.fields if not spec.json}
         data = self.fields.model_dump(exclude=hidden)
+        data["code"], data["codes"] = self.code, list(self.codes)
         data["sections"] = {title: text for title, text in self.sections.items() if title != schema.fixes_section}
         data["fixes"] = [{"title": f.title, "body": f.body, "variants": list(f.variants)} for f in self.fixes]
         return data
@@ -266,6 +326,9 @@ def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(
             problems.append(Problem(shown, lines.get("id", 2), f"id {fields.id!r} must equal the file name {path.stem!r}"))
         if path.parent.name != fields.source:
             problems.append(Problem(shown, lines.get("source", 2), f"source {fields.source!r} must equal the folder name {path.parent.name!r}"))
+        if schema.require_checked and fields.checked is None:
+            problems.append(Problem(shown, 2, "missing 'checked': the date and the releases this record's facts "
+                                    "were checked against (this site requires it)"))
     templates, template_problems = _compile_messages(data.get("messages"), lines, shown)
     problems += template_problems
 
@@ -520,9 +583,7 @@ class Catalogue:
             return self.records[key]
         folded = key.casefold()
         for record in self.records.values():
-            if (record.code and record.code.casefold() == folded) or folded in (
-                a.casefold() for a in record.aliases
-            ):
+            if folded in (name.casefold() for name in (*record.codes, *record.aliases)):
                 return record
         return None
 
@@ -566,7 +627,7 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
         except RecordError as exc:
             problems += exc.problems
             continue
-        for key, field in [(record.id, "id"), (record.code, "code"), *((a, "aliases") for a in record.aliases)]:
+        for key, field in [(record.id, "id"), *((c, "code") for c in record.codes), *((a, "aliases") for a in record.aliases)]:
             if not key:
                 continue
             other = owners.get(key.casefold())

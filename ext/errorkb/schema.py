@@ -34,8 +34,8 @@ NAME = r"^[a-z][a-z0-9_]*$"
 #: The colours a badge may take (sphinx-design's; ``plain`` is outlined and muted).
 BADGE_COLOURS = ("primary", "info", "secondary", "warning", "success", "danger", "plain")
 #: Names a site field may not take: the core fields and the body's parts.
-RESERVED = frozenset({"id", "code", "title", "summary", "source", "messages", "related", "aliases",
-                      "references", "diagnoses", "fixes", "sections", "url", "page"})
+RESERVED = frozenset({"id", "code", "codes", "title", "summary", "source", "messages", "related", "aliases",
+                      "references", "diagnoses", "checked", "fixes", "sections", "url", "page"})
 
 
 class SchemaError(ValueError):
@@ -86,6 +86,7 @@ class Schema:
     sections: tuple[str, ...] = ("Causes", "Fixes")
     fixes_section: str = "Fixes"
     source_labels: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    require_checked: bool = False  # every record says what it was checked against
 
     def field(self, name: str) -> FieldSpec:
         return next(f for f in self.dimensions if f.name == name)
@@ -110,7 +111,7 @@ class Schema:
     def fingerprint(self) -> str:
         """Changes whenever the declaration does: records checked against another must be checked again."""
         data = [dataclasses.asdict(f) | {"values": dict(f.values)} for f in self.fields]
-        text = json.dumps([data, self.sections, self.fixes_section], sort_keys=True)
+        text = json.dumps([data, self.sections, self.fixes_section, self.require_checked], sort_keys=True)
         return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
     def model(self, base: type[BaseModel]) -> type[BaseModel]:
@@ -179,9 +180,11 @@ def _texts(cls: type, value: Any) -> Any:
 _FIELD_KEYS = tuple(f.name for f in dataclasses.fields(FieldSpec))
 
 
-def schema_from(fields: Any, sections: Any, fixes_section: Any = "Fixes", source_labels: Any = None) -> Schema:
-    """The :class:`Schema` of ``errorkb_fields``, ``errorkb_sections``, ``errorkb_fixes_section``
-    and ``errorkb_source_labels``; raise :class:`SchemaError` naming what is wrong."""
+def schema_from(fields: Any, sections: Any, fixes_section: Any = "Fixes", source_labels: Any = None,
+                require_checked: bool = False) -> Schema:
+    """The :class:`Schema` of ``errorkb_fields``, ``errorkb_sections``, ``errorkb_fixes_section``,
+    ``errorkb_source_labels`` and ``errorkb_require_checked``; raise :class:`SchemaError` naming
+    what is wrong."""
     if not isinstance(fields, Sequence) or isinstance(fields, str):
         raise SchemaError("errorkb_fields must be a list of field declarations (mappings)")
     specs = tuple(_field(i, entry) for i, entry in enumerate(fields))
@@ -205,7 +208,7 @@ def schema_from(fields: Any, sections: Any, fixes_section: Any = "Fixes", source
     labels = source_labels or {}
     if not isinstance(labels, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
         raise SchemaError("errorkb_source_labels must map source folder names to labels (strings)")
-    return Schema(specs, tuple(sections), fixes_section, dict(labels))
+    return Schema(specs, tuple(sections), fixes_section, dict(labels), require_checked)
 
 
 def _field(i: int, entry: Any) -> FieldSpec:
