@@ -31,7 +31,7 @@ PLATFORMS = {
     "tpu": "TPU", "gpu": "GPU", "neuron": "AWS Neuron", "cpu": "CPU", "mps": "Apple silicon (Metal)",
     "gaudi": "Intel Gaudi", "tenstorrent": "Tenstorrent", "intel-gpu": "Intel GPU",
     "directml": "DirectML (Windows)", "windows": "Windows", "kubernetes": "Kubernetes",
-    "docker": "Docker", "notebook": "Hosted notebooks",
+    "docker": "Docker", "notebook": "Hosted notebooks", "npu": "Huawei Ascend NPU", "ipu": "Graphcore IPU",
 }
 
 FRAMEWORKS = {
@@ -83,7 +83,9 @@ errorkb_source_labels = {
     "tensorrt": "TensorRT", "onnxruntime": "ONNX Runtime", "directml": "DirectML", "mlx": "MLX",
     "cpp": "C++ runtime", "windows": "Windows", "notebooks": "Hosted notebooks",
     "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
-    "huggingface": "Hugging Face libraries", "hardware": "GPU hardware",
+    "huggingface": "Hugging Face libraries", "hardware": "GPU hardware", "openvino": "OpenVINO",
+    "ascend": "Huawei Ascend", "graphcore": "Graphcore", "dask": "Dask", "mkl": "Intel MKL", "pandas": "pandas",
+    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS",
 }
 
 # Absolute URLs (sitemap.xml, canonical links, Open Graph) need the public address of the site.
