@@ -36,7 +36,7 @@ BASE = "https://kb.example.org/"
 CONF = 'extensions = ["errorkb"]\nexclude_patterns = ["_build"]\nerrorkb_run_examples = False\n'
 # Switches off one of errorkb's outputs before the extension connects it, so another extension
 # can do the job alone.
-WITHOUT = "import errorkb.outputs\nerrorkb.outputs.{name} = lambda *args: None\n"
+WITHOUT = "import errorkb.site.outputs\nerrorkb.outputs.{name} = lambda *args: None\n"
 
 
 def write_site(root: Path, records: int, aliases: int = 0) -> dict[str, str]:

@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "ext"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from errorkb.lookup import build_index, lookup  # noqa: E402
-from errorkb.project import open_project  # noqa: E402
+from errorkb.core.lookup import build_index, lookup  # noqa: E402
+from errorkb.tools.project import open_project  # noqa: E402
 
 FIELD = Path(__file__).resolve().parent / "field"
 #: This site's categories that are memory errors; a paste's kinds that are.

@@ -355,7 +355,7 @@ INTRO = ("**A knowledge base of the memory errors that accelerators raise.** Eac
 
 def site_fields() -> str:
     """The declaration of this repository's site (fields, sections, source labels), as conf.py lines."""
-    from errorkb.config import site_options
+    from errorkb.core.settings import site_options
 
     options = site_options(ROOT / "conf.py")
     names = ("errorkb_fields", "errorkb_sections", "errorkb_source_labels")

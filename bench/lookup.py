@@ -39,12 +39,12 @@ sys.path.insert(0, str(ROOT / "ext"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chromium import chromium, serve  # noqa: E402
-from errorkb.lookup import MAX_PASTE, build_index, lookup  # noqa: E402
-from errorkb.records import Catalogue, Fix  # noqa: E402
-from errorkb.project import open_project  # noqa: E402
-from errorkb.templates import compile_template  # noqa: E402
+from errorkb.core.lookup import MAX_PASTE, build_index, lookup  # noqa: E402
+from errorkb.core.records import Catalogue, Fix  # noqa: E402
+from errorkb.tools.project import open_project  # noqa: E402
+from errorkb.core.templates import compile_template  # noqa: E402
 
-STATIC = ROOT / "ext" / "errorkb" / "static"
+STATIC = ROOT / "ext" / "errorkb" / "site" / "static"
 SCRIPTS = ("errorkb-lookup-core.js", "errorkb-lookup-worker.js", "errorkb-lookup-page.js")
 SHAPES = [
     ("{w0}Error: {w1} {w2} failed to allocate {{requested:size}} on device {{gpu:int}} ({w3} {w4})",
@@ -158,7 +158,7 @@ def cli_process(index: Path, texts: list[str]) -> dict[str, float]:
     """
     lookup_ms, bare_ms = [], []
     for text in texts:
-        lookup_ms.append(run_process([sys.executable, "-m", "errorkb.cli", "lookup", "--index", str(index)], text))
+        lookup_ms.append(run_process([sys.executable, "-m", "errorkb.tools.cli", "lookup", "--index", str(index)], text))
         bare_ms.append(run_process([sys.executable, "-c", "pass"], text))
     return {**stats(lookup_ms), "python_start_p50_ms": round(statistics.median(bare_ms), 3),
             "ratio_to_python_start": round(statistics.median(lookup_ms) / statistics.median(bare_ms), 2)}
@@ -176,7 +176,7 @@ def bench_long_log(index, site: Path, example: str, runs: int) -> dict:
         assert result.exact and result.matches[0].line == LONG_LOG_LINES - 1, "the error on the last line is found"
     out["python"] = stats(samples)
     index_path = site / "_static" / "errorkb-lookup-index.json"
-    out["cli"] = stats([run_process([sys.executable, "-m", "errorkb.cli", "lookup", "--index", str(index_path)], text)
+    out["cli"] = stats([run_process([sys.executable, "-m", "errorkb.tools.cli", "lookup", "--index", str(index_path)], text)
                         for _ in range(runs)])
     with serve(site) as base, chromium() as page:
         page.goto(base + "bench.html")

@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT / "ext"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chromium import chromium, serve  # noqa: E402
-from errorkb.lookup import build_index, lookup  # noqa: E402
-from errorkb.project import open_project  # noqa: E402
+from errorkb.core.lookup import build_index, lookup  # noqa: E402
+from errorkb.tools.project import open_project  # noqa: E402
 
 TOP = 5
 _RECORD_URL = re.compile(r"errors/[a-z0-9.-]+/([a-z0-9.-]+?)(?:\.html|/)(?:[#?].*)?$")

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from errorkb.config import settings_from
-from errorkb.project import open_project
+from errorkb.core.settings import settings_from
+from errorkb.tools.project import open_project
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"

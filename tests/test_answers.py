@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_CONF, ROOT
-from errorkb.answers import Answers, base_url, find_project
-from errorkb.project import open_project
+from errorkb.tools.answers import Answers, base_url, find_project
+from errorkb.tools.project import open_project
 from lookup_records import write_records
 
 DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; "

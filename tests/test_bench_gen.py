@@ -12,8 +12,8 @@ from types import ModuleType
 import pytest
 
 from conftest import SITE_SCHEMA
-from errorkb.records import _claimed_by_others, load_catalogue, load_record
-from errorkb.templates import compile_template
+from errorkb.core.records import _claimed_by_others, load_catalogue, load_record
+from errorkb.core.templates import compile_template
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from errorkb.cli import main
+from errorkb.tools.cli import main
 
 from conftest import ROOT, record_text
 
@@ -104,7 +104,7 @@ def test_an_unreadable_record_is_reported_once(project):
 
 def test_the_site_itself_passes_in_seconds():
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "errorkb.cli", "--root", str(ROOT), "check"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "errorkb.tools.cli", "--root", str(ROOT), "check"], capture_output=True, text=True, timeout=120)
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stdout + done.stderr
     assert elapsed < 20, f"errorkb check took {elapsed:.1f}s"

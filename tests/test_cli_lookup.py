@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_SCHEMA, ROOT
-from errorkb.cli import main
-from errorkb.lookup import build_index
-from errorkb.records import load_catalogue
+from errorkb.tools.cli import main
+from errorkb.core.lookup import build_index
+from errorkb.core.records import load_catalogue
 from lookup_records import write_records
 
 DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; "
@@ -37,7 +37,7 @@ def index_file(root: Path) -> Path:
 
 
 def run(root: Path, *argv: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "errorkb.cli", "--root", str(root), "lookup", *argv],
+    done = subprocess.run([sys.executable, "-m", "errorkb.tools.cli", "--root", str(root), "lookup", *argv],
                           input=stdin, capture_output=True, timeout=60, cwd=ROOT)
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
@@ -128,11 +128,11 @@ def test_an_endless_log_is_cut_to_its_end(root: Path):
 
 def test_a_closed_or_full_standard_output_gives_no_traceback(root: Path):
     with open("/dev/full", "wb") as full:
-        done = subprocess.run([sys.executable, "-m", "errorkb.cli", "--root", str(root), "lookup", "--json", DETAIL],
+        done = subprocess.run([sys.executable, "-m", "errorkb.tools.cli", "--root", str(root), "lookup", "--json", DETAIL],
                               stdout=full, stderr=subprocess.PIPE, timeout=60, cwd=ROOT)
     assert done.returncode == 2 and b"errorkb: cannot write: No space left on device" in done.stderr
     assert b"Traceback" not in done.stderr
-    proc = subprocess.Popen([sys.executable, "-m", "errorkb.cli", "--root", str(root), "lookup", "--json", DETAIL],
+    proc = subprocess.Popen([sys.executable, "-m", "errorkb.tools.cli", "--root", str(root), "lookup", "--json", DETAIL],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     proc.stdout.close()  # the reader is gone before anything is written, as with `| head -0`
     assert proc.wait(timeout=60) == 0 and proc.stderr.read() == b""
@@ -164,7 +164,7 @@ def test_no_exact_match_shows_the_way_forward(root: Path, index_file: Path, tmp_
 
 
 def test_searching_a_built_index_loads_neither_sphinx_nor_the_records_model(index_file: Path):
-    probe = ("import sys; from errorkb.cli import main; main(['lookup', '--index', sys.argv[1], 'Killed']); "
+    probe = ("import sys; from errorkb.tools.cli import main; main(['lookup', '--index', sys.argv[1], 'Killed']); "
              "print(sorted({m.split('.')[0] for m in sys.modules} & {'sphinx', 'docutils', 'pydantic', 'yaml', 'myst_parser'}))")
     done = subprocess.run([sys.executable, "-c", probe, str(index_file)], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr

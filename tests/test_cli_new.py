@@ -17,10 +17,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from errorkb.cli import main
-from errorkb.records import RecordError, load_record
-from errorkb.scaffold import first_template, pick_line, scaffold
-from errorkb.templates import build, compile_template, parse, prove_linear
+from errorkb.tools.cli import main
+from errorkb.core.records import RecordError, load_record
+from errorkb.tools.scaffold import first_template, pick_line, scaffold
+from errorkb.core.templates import build, compile_template, parse, prove_linear
 from conftest import DEMO_SCHEMA
 
 PASTE = "DemoError: could not allocate 2.00 GiB on device 0 (1.50 GiB free) for tensor [8, 1024] in /tmp/run/model.pt"
@@ -135,7 +135,7 @@ def test_new_reads_the_last_line_of_a_multi_line_paste_from_stdin(project):
 def test_new_asks_in_a_terminal(project):
     """Run in a pseudo-terminal: every missing answer is asked for, one prompt each."""
     main_fd, child_fd = pty.openpty()
-    cmd = [sys.executable, "-m", "errorkb.cli", "--root", str(project.root), "new"]
+    cmd = [sys.executable, "-m", "errorkb.tools.cli", "--root", str(project.root), "new"]
     proc = subprocess.Popen(cmd, stdin=child_fd, stdout=child_fd, stderr=child_fd, close_fds=True)
     os.close(child_fd)
     answers = ["demo-alloc", "", "demo", "Demo allocation failed", "Traceback (most recent call last):\n" + PASTE + "\n"]

@@ -15,7 +15,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from errorkb.records import Problem, RecordError, load_catalogue, load_record
+from errorkb.core.records import Problem, RecordError, load_catalogue, load_record
 
 from conftest import DEMO_SCHEMA, record_text
 

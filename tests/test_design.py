@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_SCHEMA, page
-from errorkb.records import load_catalogue, load_record
+from errorkb.core.records import load_catalogue, load_record
 
 DESIGN = Path(__file__).parent / "roots" / "test-design"
 

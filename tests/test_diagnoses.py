@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA, record_text
-from errorkb.diagnoses import (Diagnosis, DiagnosisError, Spec, applies, check, diagnose, format_size, of_record,
+from errorkb.core.diagnoses import (Diagnosis, DiagnosisError, Spec, applies, check, diagnose, format_size, of_record,
                                parse_condition, parse_message, round_half_up)
-from errorkb.lookup import UNIT_FACTORS
-from errorkb.records import RecordError, load_catalogue, load_record
-from errorkb.templates import SIZE_PARTS, Value, compile_template
+from errorkb.core.lookup import UNIT_FACTORS
+from errorkb.core.records import RecordError, load_catalogue, load_record
+from errorkb.core.templates import SIZE_PARTS, Value, compile_template
 from system_tools import require
 
-CORE = ROOT / "ext" / "errorkb" / "static" / "errorkb-lookup-core.js"
+CORE = ROOT / "ext" / "errorkb" / "site" / "static" / "errorkb-lookup-core.js"
 TORCH = compile_template("Tried to allocate {requested:size}. GPU {gpu:int} has a total capacity of {capacity:size} "
                          "of which {free:size} is free.{? Process {pid:int} has {other:size} memory in use.}"
                          "{? On {device:device} now.}")
@@ -176,7 +176,7 @@ def test_the_browser_evaluates_as_python_does():
                  values(requested="99999999999999999999 EiB", gpu="-7", capacity="3 KB", free="1.005 KiB")]:
         cases.append((made_up, line))
     expected = [diagnose(found, line) for found, line in cases]
-    job = {"index": {"units": {"shown": [list(u) for u in __import__("errorkb.diagnoses").diagnoses.SHOWN_UNITS],
+    job = {"index": {"units": {"shown": [list(u) for u in __import__("errorkb.core.diagnoses").core.diagnoses.SHOWN_UNITS],
                                "factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern}},
            "cases": [[[d.as_json() for d in found], {k: {"type": v.type, "text": v.text, "number": v.number}
                                                        for k, v in line.items()}] for found, line in cases]}
@@ -220,5 +220,5 @@ def test_every_record_whose_messages_carry_sizes_has_a_diagnosis():
     ("requested / capacity >= 0.25 or -free != 0", "requested / capacity is at least 0.25 or -free differs from 0"),
 ])
 def test_the_record_page_says_each_condition_in_words(when, words):
-    from errorkb.diagnoses_table import in_words
+    from errorkb.site.diagnoses_table import in_words
     assert in_words(parse_condition(when)) == words

@@ -15,7 +15,7 @@ import pytest
 from sphinx.util.inventory import InventoryFile
 
 from conftest import page
-from errorkb.domain import ErrorDomain, err_domain
+from errorkb.site.domain import ErrorDomain, err_domain
 
 basic = pytest.mark.sphinx("html", testroot="basic")
 

@@ -20,7 +20,7 @@ from errorkb.examples.spec import SnippetError, make_snippet, parse_requires
 from errorkb.examples.verified import load_verified
 
 from conftest import ROOT, page
-from errorkb.project import open_project
+from errorkb.tools.project import open_project
 
 FIXES_OK = """
 ```{snippet} fixes
@@ -52,7 +52,7 @@ def test_requires_splits_packages_and_the_hardware_the_sites_profile_names() -> 
 
 def test_a_site_names_its_hardware_profile(tmp_path: Path) -> None:
     assert load_profile("errorkb.examples.accelerators") is ACCELERATORS
-    for name, message in (("no.such.module", "cannot import 'no.such.module'"), ("errorkb.records", "no hardware profile there")):
+    for name, message in (("no.such.module", "cannot import 'no.such.module'"), ("errorkb.core.records", "no hardware profile there")):
         with pytest.raises(ValueError, match=message):
             load_profile(name)
 

@@ -2,8 +2,8 @@
 
 import datetime
 
-from errorkb.freshness import older, reasons_to_recheck
-from errorkb.records import Checked
+from errorkb.core.freshness import older, reasons_to_recheck
+from errorkb.core.records import Checked
 
 
 class Checkable:

@@ -94,7 +94,7 @@ def test_installing_the_hook_imports_next_to_nothing(folder: Path):
     """Every interpreter with the sitecustomize line pays for these imports at start-up."""
     done = python("-c", SITECUSTOMIZE + "import sys; print(sorted(sys.modules))", cwd=folder)
     loaded = set(ast.literal_eval(done.stdout))
-    assert not loaded & {"typing", "pathlib", "re", "traceback", "yaml", "pydantic", "sphinx", "errorkb.answers"}
+    assert not loaded & {"typing", "pathlib", "re", "traceback", "yaml", "pydantic", "sphinx", "errorkb.tools.answers"}
 
 
 def test_the_sitecustomize_line_adds_the_block_to_every_program(folder: Path):

@@ -32,7 +32,7 @@ def line_of(text: str, fragment: str) -> int:
 
 
 def errorkb(project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "errorkb.cli", "--root", str(project.root), *args],
+    return subprocess.run([sys.executable, "-m", "errorkb.tools.cli", "--root", str(project.root), *args],
                           capture_output=True, text=True, timeout=300)
 
 

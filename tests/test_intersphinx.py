@@ -22,7 +22,7 @@ def build_other(kb: Project, root: Path, index: str) -> subprocess.CompletedProc
     """A project that knows nothing of our records: only the domain, and intersphinx to our inventory."""
     inventory = kb.out / "objects.inv"
     (root / "conf.py").write_text(
-        'extensions = ["errorkb.domain", "sphinx.ext.intersphinx"]\n'
+        'extensions = ["errorkb.site.domain", "sphinx.ext.intersphinx"]\n'
         f"intersphinx_mapping = {{'kb': ({str(kb.out)!r}, {str(inventory)!r})}}\n",
         encoding="utf-8",
     )

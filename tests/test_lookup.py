@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from errorkb import lookup as engine
-from errorkb.lookup import (ERROR, MENTION, OTHER, LookupIndex, build_index, lookup, normalise, standing,
+from errorkb.core import lookup as engine
+from errorkb.core.lookup import (ERROR, MENTION, OTHER, LookupIndex, build_index, lookup, normalise, standing,
                             terms, whole_words)
-from errorkb.records import load_catalogue
-from errorkb.templates import Value, compile_template
+from errorkb.core.records import load_catalogue
+from errorkb.core.templates import Value, compile_template
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
 from lookup_records import write_records
 
@@ -359,7 +359,7 @@ def test_values_as_json_are_strict():
 
 
 def build_index_from(templates: dict[str, str]) -> LookupIndex:
-    from errorkb.records import Catalogue
+    from errorkb.core.records import Catalogue
 
     class FakeRecord:  # only what build_index reads
         def __init__(self, id_: str, template: str):
@@ -405,7 +405,7 @@ def test_ranking_counts_every_term_of_the_records_text(tmp_path: Path):
 
 
 def test_the_missing_error_form_is_offered_only_with_a_repository(index):
-    from errorkb.search import report_url
+    from errorkb.site.search import report_url
 
     assert report_url("") is None and index.to_json()["report"] is None
     form = report_url("https://github.com/example/errorkb/")

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
-from errorkb.lookup import build_index, lookup, whole_words
+from errorkb.core.lookup import build_index, lookup, whole_words
 from test_lookup import HINTS_AND_QUOTES, log_lines
-from errorkb.records import load_catalogue
-from errorkb.templates import WORD, build, js_patterns, parse
+from errorkb.core.records import load_catalogue
+from errorkb.core.templates import WORD, build, js_patterns, parse
 from lookup_records import CODED, RECORDS, write_records
 from system_tools import require
 
 NODE_RUNNER = Path(__file__).with_name("lookup_node.js")
-CORE = ROOT / "ext" / "errorkb" / "static" / "errorkb-lookup-core.js"
+CORE = ROOT / "ext" / "errorkb" / "site" / "static" / "errorkb-lookup-core.js"
 COMPILE_IN_NODE = """
 const core = require(process.argv[1]);
 const job = JSON.parse(require("fs").readFileSync(0, "utf8"));

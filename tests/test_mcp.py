@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import ROOT
-from errorkb.cli import main
+from errorkb.tools.cli import main
 
 mcp = pytest.importorskip("mcp")
 
@@ -45,7 +45,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     cwd = tmp_path_factory.mktemp("agent")
 
     async def talk() -> dict[str, Any]:
-        params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "errorkb.cli", "--root", str(ROOT), "mcp"],
+        params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "errorkb.tools.cli", "--root", str(ROOT), "mcp"],
                                            cwd=str(cwd))
         async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as client:
             init = await client.initialize()

@@ -56,7 +56,7 @@ def test_a_site_builds_with_the_package_s_own_files(installed: Installed, tiny: 
     out = tiny.out
     static = {p.name for p in (out / "_static").iterdir()}
     assert {"errorkb.css", "errorkb-lookup-page.js", "errorkb-paste-box.js", "errorkb-lookup-index.json"} <= static
-    shipped = {p.name for p in (ROOT / "ext/errorkb/static").iterdir()}
+    shipped = {p.name for p in (ROOT / "ext/errorkb/site/static").iterdir()}
     assert shipped <= static and all(name.startswith("errorkb") for name in shipped)
     assert 'action="lookup.html"' in (out / "index.html").read_text(encoding="utf-8")
     assert "Find your error" in (out / "lookup.html").read_text(encoding="utf-8")
@@ -72,7 +72,7 @@ def test_the_pytest_plugin_collects_the_snippets(installed: Installed, tiny: Pro
 
 
 def test_without_the_linter_check_says_which_extra_brings_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from errorkb.lint import LintUnavailable, rumdl_command
+    from errorkb.tools.lint import LintUnavailable, rumdl_command
 
     monkeypatch.setattr(sys, "executable", str(tmp_path / "bin" / "python"))
     monkeypatch.setenv("PATH", str(tmp_path))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from conftest import DEMO_SCHEMA, record_text
 
-from errorkb import record_cache
-from errorkb.records import load_catalogue
+from errorkb.core import record_cache
+from errorkb.core.records import load_catalogue
 
 
 def test_unchanged_files_reuse_their_records(project) -> None:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from errorkb.records import RecordError, load_catalogue, load_record
+from errorkb.core.records import RecordError, load_catalogue, load_record
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA, record_text
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from conftest import ROOT
 
-WRAPPER = [sys.executable, "-m", "errorkb.cli", "--root", str(ROOT), "run", "--"]
+WRAPPER = [sys.executable, "-m", "errorkb.tools.cli", "--root", str(ROOT), "run", "--"]
 
 # Leaves about 64 MiB of address space above what the interpreter (and NumPy) already use.
 LIMIT_MEMORY = """\

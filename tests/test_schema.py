@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, record_text
-from errorkb.records import RecordError, load_record
-from errorkb.schema import SchemaError, schema_from
+from errorkb.core.records import RecordError, load_record
+from errorkb.core.schema import SchemaError, schema_from
 
 FIELDS = [
     {"name": "severity", "label": "Severity", "values": {"error": "ERROR", "fatal": "FATAL"}, "required": True},
@@ -113,7 +113,7 @@ def test_the_build_stops_on_a_bad_declaration_with_the_options_name(project: Pro
 def test_the_command_line_stops_on_a_bad_declaration(project: Project):
     project.write("conf.py", Project.CONF + 'errorkb_records_dir = "../elsewhere"\n')
     project.add_record()
-    done = subprocess.run([sys.executable, "-m", "errorkb.cli", "check"], cwd=project.root, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "errorkb.tools.cli", "check"], cwd=project.root, capture_output=True, text=True)
     assert done.returncode == 2 and "errorkb_records_dir = '../elsewhere' is not a folder inside the source folder" in done.stderr
 
 

@@ -73,12 +73,86 @@ def test_the_build_state_is_reached_through_the_domain_alone():
                     isinstance(node.value, ast.Name) and node.value.id == "env":
                 found.append(f"{name}: env.{node.attr}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    node.func.attr in ("get_domain", "domains") and name != "errorkb.domain":
+                    node.func.attr in ("get_domain", "domains") and name != "errorkb.site.domain":
                 found.append(f"{name}: {node.func.attr}()")
             if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
-                    node.value.attr == "domains" and name != "errorkb.domain":
+                    node.value.attr == "domains" and name != "errorkb.site.domain":
                 found.append(f"{name}: domains[...]")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr", "setattr") \
                     and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and str(node.args[1].value).startswith("errorkb_"):
                 found.append(f"{name}: {node.func.id}(..., {node.args[1].value!r})")
     assert found == []
+
+
+#: The layers, lowest first; a module imports only from its own layer or lower ones.  ``site``
+#: (the Sphinx side) and ``tools`` (the terminal tools) stand side by side and never import each
+#: other; so do the examples' build side and their pytest plugin, above them.
+EXAMPLES_ENGINE = {"accelerators", "cache", "extract", "hardware", "judge", "launch", "requirements", "runner",
+                   "sandbox", "sandbox_ids", "session", "spec", "verified"}
+
+
+def layer_of(name: str) -> tuple[int, str]:
+    parts = name.split(".")
+    if len(parts) == 1 or parts[1] in ("hook", "_compat"):
+        return 4, "manifest"
+    if parts[1] == "core":
+        return 0, "core"
+    if parts[1] == "examples":
+        if len(parts) == 2 or parts[2] in EXAMPLES_ENGINE:
+            return 1, "examples"
+        return 3, "pytest" if parts[2] == "pytest_plugin" else "examples-build"
+    return 2, parts[1]  # site, tools
+
+
+def test_the_layers_import_only_downward():
+    """core imports nothing outside core; the examples' engine only core; the Sphinx side and the
+    terminal tools only those and never each other; the examples' build side the Sphinx side, their
+    pytest plugin the tools; the package's manifest anything."""
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    assert {layer_of(m)[1] for m in modules} == {"manifest", "core", "examples", "site", "tools", "examples-build",
+                                                  "pytest"}
+    apart = {("site", "tools"), ("tools", "site"), ("examples-build", "tools"), ("pytest", "site"),
+             ("pytest", "examples-build"), ("examples-build", "pytest"), ("tools", "examples-build"),
+             ("site", "examples-build")}
+    wrong = []
+    for name, path in sorted(modules.items()):
+        level, layer = layer_of(name)
+        for target in sorted(imports_of(path)):
+            if target not in modules or target == "errorkb":
+                continue
+            to_level, to_layer = layer_of(target)
+            if to_level > level or (layer, to_layer) in apart:
+                wrong.append(f"{name} ({layer}) imports {target} ({to_layer})")
+    assert wrong == []
+
+
+def test_the_terminal_tools_start_without_sphinx():
+    """What ``errorkb`` and the hook load imports neither Sphinx nor docutils, nor the Sphinx side."""
+    import subprocess
+    import sys
+
+    code = ("import sys, errorkb.tools.cli, errorkb.tools.answers, errorkb.tools.run, errorkb.hook, "
+            "errorkb.examples.extract, errorkb.examples.runner\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sphinx', 'docutils', 'myst_parser') "
+            "or m.startswith('errorkb.site')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_old_import_paths_still_work_with_a_warning():
+    import importlib
+    import warnings
+
+    from errorkb.core import records
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = importlib.import_module("errorkb.records")
+    assert old is records
+    assert [str(w.message) for w in caught] == [
+        "errorkb.records is now errorkb.core.records; the old name goes in the next release"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from errorkb.domain import ErrorDomain  # what intersphinx users name in their extensions
+    from errorkb.site.domain import ErrorDomain as moved
+    assert ErrorDomain is moved

@@ -6,8 +6,8 @@ import time
 import pytest
 
 from conftest import ROOT, SITE_SCHEMA
-from errorkb.records import load_catalogue
-from errorkb.templates import Layout, Placeholder, TemplateError, build, compile_template, parse, parse_size
+from errorkb.core.records import load_catalogue
+from errorkb.core.templates import Layout, Placeholder, TemplateError, build, compile_template, parse, parse_size
 
 HBM = "Used {used:size} of {capacity:size} hbm. Exceeded hbm capacity by {excess:size}."
 

@@ -12,27 +12,68 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
+#: Modules that moved into the layers (``core``, ``site``, ``tools``), by their old names: importing
+#: ``errorkb.records`` still works, with a DeprecationWarning, until the next release.
+MOVED = {
+    **dict.fromkeys(("records", "schema", "markdown", "templates", "matcher", "lookup", "diagnoses",
+                     "gc_pause", "record_cache"), "core"),
+    **dict.fromkeys(("domain", "pages", "catalogue", "indexes", "links", "outputs", "search", "containment",
+                     "reference", "badges", "design", "diagnoses_table", "config"), "site"),
+    **dict.fromkeys(("cli", "scaffold", "lint", "project", "answers", "run", "mcp_server"), "tools"),
+}
+
+
+class _MovedModules:
+    """Finds ``errorkb.<old name>`` and gives the module at its new place."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> object:
+        old = name.partition("errorkb.")[2] if name.startswith("errorkb.") else ""
+        if old not in MOVED:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(name, _MovedModules(), origin=f"errorkb.{MOVED[old]}.{old}")
+
+    def create_module(self, spec: object) -> object:
+        import importlib
+        import warnings
+
+        name: str = spec.name  # type: ignore[attr-defined]
+        new: str = spec.origin  # type: ignore[attr-defined]
+        warnings.warn(f"{name} is now {new}; the old name goes in the next release", DeprecationWarning, stacklevel=2)
+        return importlib.import_module(new)
+
+    def exec_module(self, module: object) -> None:
+        pass
+
+
+import sys as _sys  # noqa: E402  (loaded by every interpreter already)
+
+if not any(isinstance(f, _MovedModules) for f in _sys.meta_path):
+    _sys.meta_path.append(_MovedModules())
+
 
 def setup(app: Sphinx) -> dict[str, Any]:
     from pathlib import Path
 
-    from .catalogue import setup_catalogue
-    from .config import setup_config
-    from .containment import setup_containment
-    from .domain import load_records
-    from .examples import setup_examples
-    from .indexes import setup_indexes
-    from .links import setup_links
-    from .outputs import setup_outputs
-    from .pages import setup_pages
-    from .reference import setup_reference
-    from .search import setup_search
+    from .site.catalogue import setup_catalogue
+    from .site.config import setup_config
+    from .site.containment import setup_containment
+    from .site.domain import load_records
+    from .examples.build import setup_examples
+    from .site.indexes import setup_indexes
+    from .site.links import setup_links
+    from .site.outputs import setup_outputs
+    from .site.pages import setup_pages
+    from .site.reference import setup_reference
+    from .site.search import setup_search
 
     app.setup_extension("myst_parser")
     app.setup_extension("sphinx_design")
     setup_config(app)
     setup_containment(app)
-    app.setup_extension("errorkb.domain")
+    app.setup_extension("errorkb.site.domain")
     app.connect("builder-inited", load_records)
     setup_pages(app)
     setup_catalogue(app)
@@ -42,21 +83,21 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_reference(app)
     setup_search(app)
     setup_examples(app)
-    here = Path(__file__).parent
+    here = Path(__file__).parent / "site"
     app.connect("config-inited", lambda app, config: config.html_static_path.append(str(here / "static")))
-    app.connect("config-inited", lambda app, config: config.templates_path.append(str(here / "templates")))
+    app.connect("config-inited", lambda app, config: config.templates_path.append(str(here / "layouts")))
     app.add_css_file("errorkb.css")
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext errorkb``: the matching record's block under a cell's error."""
-    from .hook import load_ipython_extension as load
+    from .tools.hook import load_ipython_extension as load
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    from .hook import unload_ipython_extension as unload
+    from .tools.hook import unload_ipython_extension as unload
 
     unload(ipython)

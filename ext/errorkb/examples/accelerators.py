@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 
-from ..templates import parse_size
+from ..core.templates import parse_size
 from .hardware import HardwareNeed
 
 NAMES = ("cuda", "gpu", "tpu", "neuron")

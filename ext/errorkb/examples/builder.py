@@ -15,7 +15,7 @@ from sphinx.builders import Builder
 from sphinx.util import logging
 from sphinx.util.console import bold, darkgreen, red
 
-from ..domain import err_domain
+from ..site.domain import err_domain
 from .judge import FAILED, NOT_RUN, PASSED, Result
 
 logger = logging.getLogger(__name__)

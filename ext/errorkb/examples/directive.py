@@ -15,8 +15,9 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..config import settings
-from ..domain import err_domain
+from ..site.config import settings
+from ..site.domain import err_domain
+from .hardware import load_profile
 from .spec import OPTIONS, SnippetError, make_snippet
 
 logger = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ class SnippetDirective(SphinxDirective):
                 self.arguments[0], {k: str(v) for k, v in self.options.items()}, "\n".join(self.content),
                 path=path, line=self.lineno, record_id=record.id if record else docname.rsplit("/", 1)[-1],
                 templates=tuple(m.template for m in record.messages) if record else (),
-                ceilings=settings(self.config).ceilings, hardware=settings(self.config).profile,
+                ceilings=settings(self.config).ceilings, hardware=load_profile(settings(self.config).hardware),
             )
         except SnippetError as exc:
             logger.warning(str(exc), location=(docname, self.lineno), type="errorkb", subtype="snippet")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..config import Ceilings, Settings
-from ..markdown import fences
-from .hardware import NO_HARDWARE, Profile
-from ..records import Problem, RecordError, load_record
+from ..core.settings import Ceilings, Settings
+from ..core.markdown import fences
+from .hardware import NO_HARDWARE, Profile, load_profile
+from ..core.records import Problem, RecordError, load_record
 from .spec import Snippet, SnippetError, make_snippet
 
 _OPTION = re.compile(r"^:(?P<name>[\w-]+):\s*(?P<value>.*)$")
@@ -58,4 +58,4 @@ def snippets_in_record(path: Path, root: Path, site: Settings) -> tuple[list[Sni
         return [], exc.problems
     templates = tuple(m.template for m in record.messages)
     return snippets_in_text(record.body, record.body_line, path=record.path, record_id=record.id, templates=templates,
-                            ceilings=site.ceilings, hardware=site.profile)
+                            ceilings=site.ceilings, hardware=load_profile(site.hardware))

@@ -11,6 +11,7 @@ Without a profile every word of ``:requires:`` is a Python package.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import platform
 from typing import Protocol
@@ -74,6 +75,7 @@ class NoHardware:
 NO_HARDWARE: Profile = NoHardware()
 
 
+@functools.cache
 def load_profile(name: str) -> Profile:
     """The profile ``errorkb_hardware`` names (none for ''); ValueError says what is wrong."""
     if not name:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .. import matcher
-from ..templates import compile_template
+from ..core import matcher
+from ..core.templates import compile_template
 from . import sandbox
 from .spec import Snippet
 

@@ -14,11 +14,11 @@ from typing import Any, Iterator
 
 import pytest
 
-from ..config import Settings
-from ..project import ProjectError, open_project
+from ..core.settings import Settings
+from ..tools.project import ProjectError, open_project
 from . import requirements, sandbox
 from .extract import snippets_in_record
-from .hardware import Machine
+from .hardware import Machine, load_profile
 from .judge import FAILED, Result, run_one
 from .spec import Snippet
 
@@ -40,7 +40,7 @@ class RecordFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         try:
             site = site_settings(self.config.rootpath)
-            hw = requirements.machine(site.profile)
+            hw = requirements.machine(load_profile(site.hardware))
         except (ProjectError, ValueError) as exc:
             raise self.CollectError(str(exc)) from None
         snippets, problems = snippets_in_record(self.path, self.config.rootpath, site)

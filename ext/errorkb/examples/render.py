@@ -5,8 +5,8 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from ..badges import badge
-from ..domain import err_domain
+from ..site.badges import badge
+from ..site.domain import err_domain
 from .directive import snippet_node, snippet_status_node
 from .judge import FAILED, NOT_RUN, PASSED, Result
 from .spec import KINDS, Snippet

@@ -12,8 +12,8 @@ import re
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from ..config import Ceilings
-from ..templates import parse_size
+from ..core.settings import Ceilings
+from ..core.templates import parse_size
 from .hardware import NO_HARDWARE, HardwareNeed, Profile
 
 KINDS = {

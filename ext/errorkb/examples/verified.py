@@ -23,7 +23,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..records import SLUG, Problem
+from ..core.records import SLUG, Problem
 
 SUFFIX = ".verified.yaml"
 

@@ -6,6 +6,6 @@
 from pathlib import Path
 
 project = "dbkb-notes"
-extensions = ["errorkb.domain", "sphinx.ext.intersphinx"]
+extensions = ["errorkb.site.domain", "sphinx.ext.intersphinx"]
 _site = (Path(__file__).parent / "inventory.txt").read_text(encoding="utf-8").strip()
 intersphinx_mapping = {"dbkb": (_site, f"{_site}/objects.inv")}

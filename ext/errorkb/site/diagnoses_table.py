@@ -7,7 +7,7 @@ from typing import Any
 
 from docutils import nodes
 
-from .diagnoses import Diagnosis, format_number, format_size, of_record
+from ..core.diagnoses import Diagnosis, format_number, format_size, of_record
 
 _WORDS = {"<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least", "==": "equals",
           "!=": "differs from", "+": "+", "-": "-", "*": "×", "/": "/"}

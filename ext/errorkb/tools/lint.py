@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .records import Problem
+from ..core.records import Problem
 
 #: Rules that do not fit this site: prose is wrapped by hand and messages are long (MD013),
 #: and shell sessions may show a ``$`` prompt without output (MD014).

@@ -29,8 +29,8 @@ from .design import dropdown, tab_set
 from .diagnoses_table import diagnoses_section
 from .domain import err_domain, generated_xref, link_text
 from .indexes import index_link
-from .records import Example, Record
-from .templates import TYPES, Optional, Placeholder, Segment
+from ..core.records import Example, Record
+from ..core.templates import TYPES, Optional, Placeholder, Segment
 
 SEE_ALSO = "See also"  # the last section of a record page: related errors, references, referenced by
 

@@ -14,9 +14,9 @@ import dataclasses
 import json
 import re
 
-from .records import SCAFFOLD_MARKER
-from .schema import SLUG, FieldSpec, Schema
-from .templates import Placeholder, TemplateError, build, parse, prove_linear
+from ..core.records import SCAFFOLD_MARKER
+from ..core.schema import SLUG, FieldSpec, Schema
+from ..core.templates import Placeholder, TemplateError, build, parse, prove_linear
 
 # What changes from run to run, most specific first: an earlier kind wins an overlap.
 _SIZE_UNIT = r"(?:[KMGTPE]i?B|[KMGTPE]|[kmgt]i?b|bytes|byte|B)"

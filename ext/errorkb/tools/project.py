@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .config import Settings, settings_from, site_options
-from .records import Catalogue, Problem, load_catalogue, record_files
+from ..core.settings import Settings, settings_from, site_options
+from ..core.records import Catalogue, Problem, load_catalogue, record_files
 
 CONF = "conf.py"
 #: Sphinx's own options that the tools read too: which pages a site has, and its public URL.

@@ -11,7 +11,8 @@ import os
 import pickle
 from pathlib import Path
 
-from . import __version__, diagnoses, markdown, records, templates
+from .. import __version__
+from . import diagnoses, markdown, records, templates
 from . import schema as site_schema
 from .gc_pause import gc_paused
 from .records import MAX_RECORD_BYTES, Catalogue, Frontmatter, Problem, RecordCache, load_catalogue

@@ -1,29 +1,22 @@
-"""The extension's ``errorkb_*`` options, declared once, and the typed :class:`Settings` made of them.
+"""The ``errorkb_*`` options, declared once, and the typed :class:`Settings` made of them.
 
-The options are registered in ``setup``; at ``config-inited`` they are validated and normalised
-once into :class:`Settings` (a bad value stops the build with a message naming the option), which
-the extension reads through :func:`settings`.  Tools that run without Sphinx (the command line,
-the pytest plugin) make the same :class:`Settings` from the site's ``conf.py``
-(:mod:`errorkb.project`).  Nothing here imports Sphinx until ``setup``.
+The build registers the options and validates them once at ``config-inited``
+(:mod:`errorkb.site.config`); the tools that run without Sphinx (the command line, the pytest
+plugin) make the same :class:`Settings` from the site's ``conf.py`` (:mod:`errorkb.tools.project`).
+Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 import runpy
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .records import MAX_RECORD_BYTES
 from .schema import Schema, SchemaError, schema_from
 from .templates import parse_size
-
-if TYPE_CHECKING:
-    from .examples.hardware import Profile
-    from sphinx.application import Sphinx
-    from sphinx.config import Config
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,13 +110,6 @@ class Settings:
     checked_max_age: int  # days; 0: never
     current_releases: dict[str, str]  # product -> its current release
 
-    @functools.cached_property
-    def profile(self) -> Profile:
-        """The hardware profile of ``errorkb_hardware``; ValueError when it cannot be loaded."""
-        from .examples.hardware import load_profile
-
-        return load_profile(self.hardware)
-
     def is_record_page(self, docname: str) -> bool:
         return docname.startswith(self.records_dir + "/")
 
@@ -195,15 +181,6 @@ def ceilings(values: dict[str, Any]) -> Ceilings:
     return Ceilings(timeout=timeout, memory=size(values, "errorkb_max_memory"))
 
 
-def settings(config: Config) -> Settings:
-    """The site's :class:`Settings`, made once from its configuration."""
-    made = config.__dict__.get("_errorkb_settings")  # '_': not pickled with the environment
-    if made is None:
-        made = settings_from({option.name: getattr(config, option.name) for option in OPTIONS})
-        config._errorkb_settings = made
-    return made
-
-
 def site_options(conf: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """The ``errorkb_*`` options (and the ``extra`` names) set in a ``conf.py``, run as Sphinx runs it."""
     cwd = os.getcwd()
@@ -213,21 +190,3 @@ def site_options(conf: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     finally:
         os.chdir(cwd)
     return {name: value for name, value in values.items() if name in DEFAULTS or name in extra}
-
-
-def check_config(app: Sphinx, config: Config) -> None:
-    """``config-inited``: validate the options once; a bad value stops the build with one line naming it."""
-    from sphinx.util import logging
-
-    config.__dict__.pop("_errorkb_settings", None)
-    try:
-        settings(config).profile
-    except ValueError as exc:
-        logging.getLogger(__name__).error("conf.py: %s", exc, type="errorkb", subtype="config")
-        raise SystemExit(2) from None
-
-
-def setup_config(app: Sphinx) -> None:
-    for option in OPTIONS:
-        app.add_config_value(option.name, option.default, option.rebuild, types=option.types, description=option.doc)
-    app.connect("config-inited", check_config)

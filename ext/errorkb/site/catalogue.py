@@ -21,10 +21,10 @@ from sphinx.util.docutils import SphinxDirective
 
 from .config import settings
 from .domain import err_domain, generated_xref
-from .gc_pause import gc_paused
+from ..core.gc_pause import gc_paused
 from .indexes import OVERVIEW, grouped, indexed, page_link, point_at_page, value_page
-from .records import Catalogue, Record
-from .schema import FieldSpec, Schema
+from ..core.records import Catalogue, Record
+from ..core.schema import FieldSpec, Schema
 
 #: The columns every table has: (key, heading); each cell's class is errorkb-col-<key>, and
 #: narrow screens lay a row out as a card by column.

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__
+from .. import __version__
 
 if TYPE_CHECKING:
     from .project import Project
-    from .records import Catalogue
+    from ..core.records import Catalogue
 
 
 def _project(args: argparse.Namespace) -> Project:
@@ -54,7 +54,7 @@ def _site_markdown(project: Project) -> list[Path]:
 def _lintable_records(project: Project) -> list[Path]:
     """The record files the loader reads: not those it refuses unread (too large, or leading out of the site)."""
     from .lint import markdown_files
-    from .records import leaves
+    from ..core.records import leaves
 
     limit = project.settings.max_record_size
     return [p for p in markdown_files(project.records) if not leaves(p, project.root) and p.stat().st_size <= limit]
@@ -96,7 +96,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _warn_stale(project: Project, catalogue: Catalogue) -> None:
     """Warn, without failing, about records whose check is older than the site allows."""
-    from .freshness import reasons_to_recheck
+    from ..core.freshness import reasons_to_recheck
 
     options = project.settings
     if not options.checked_max_age and not options.current_releases:
@@ -135,7 +135,7 @@ def _pasted_message(args: argparse.Namespace) -> str:
 
 def cmd_new(args: argparse.Namespace) -> int:
     """Write ``errors/<source>/<id>.md`` for a new error from one real pasted message."""
-    from .records import SCAFFOLD_MARKER
+    from ..core.records import SCAFFOLD_MARKER
     from .scaffold import field_problems, pick_line, scaffold
 
     fields = {
@@ -241,7 +241,7 @@ def _read_paste(text: str | None) -> tuple[bytes, int]:
 
 
 def _lookup_index(args: argparse.Namespace):
-    from .lookup import LookupIndex, build_index
+    from ..core.lookup import LookupIndex, build_index
 
     if args.index:
         try:
@@ -260,7 +260,7 @@ def _lookup_index(args: argparse.Namespace):
 def cmd_lookup(args: argparse.Namespace) -> int:
     """Find the errors in a message or log, best first: exact template matches, else the closest
     records. Reads standard input when TEXT is absent or '-', e.g. 'python train.py 2>&1 | errorkb lookup'."""
-    from .lookup import looks_binary, lookup
+    from ..core.lookup import looks_binary, lookup
 
     if args.top < 1:
         print("errorkb: --top must be 1 or more", file=sys.stderr)

@@ -24,8 +24,8 @@ from sphinx.application import Sphinx
 
 from .config import settings
 from .domain import err_domain
-from .records import Catalogue, Record
-from .schema import FieldSpec, Schema
+from ..core.records import Catalogue, Record
+from ..core.schema import FieldSpec, Schema
 
 OVERVIEW = "by/index"
 BUILDERS = ("html", "dirhtml")  # builders that write one file per page, where generated pages fit

@@ -18,9 +18,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .lookup import Match, build_index, lookup, record_url
+from ..core.lookup import Match, build_index, lookup, record_url
 from .project import Project, ProjectError, find_conf, open_project
-from .records import Catalogue, Record, record_files
+from ..core.records import Catalogue, Record, record_files
 #: At most this many fixes, and characters of the matched text, are shown in a block.
 BLOCK_FIXES = 3
 BLOCK_TEXT = 200
@@ -38,7 +38,7 @@ def find_project(root: str | os.PathLike[str] | None = None, records: str | None
         env = os.environ.get("ERRORKB_ROOT")
         conf = find_conf(Path.cwd())
         here = [conf.parent] if conf is not None else [Path.cwd()]
-        candidates = [Path(env)] if env else here + [Path(__file__).resolve().parents[2]]
+        candidates = [Path(env)] if env else here + [Path(__file__).resolve().parents[3]]
     tried = []
     for candidate in dict.fromkeys(candidates):
         try:

@@ -35,7 +35,7 @@ import termios
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .lookup import MAX_PASTE, looks_binary
+from ..core.lookup import MAX_PASTE, looks_binary
 
 CHUNK = 1 << 16
 #: Seconds between checks that the command is still alive while its output is quiet.

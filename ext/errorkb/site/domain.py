@@ -16,7 +16,7 @@ The state, and where it lives:
   the snippets' results and verified entries, which the next build compares with its own;
 * for the writing phase: who links to whom (``backlinks``).
 
-Other Sphinx projects can load this module alone (``extensions = ["errorkb.domain",
+Other Sphinx projects can load this module alone (``extensions = ["errorkb.site.domain",
 "sphinx.ext.intersphinx"]``) to link to a published errorkb with ``{err}`...``` through its
 ``objects.inv``.
 """
@@ -39,13 +39,13 @@ from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
 
 from .config import settings
-from .record_cache import load_catalogue_cached
-from .records import Catalogue, Record
+from ..core.record_cache import load_catalogue_cached
+from ..core.records import Catalogue, Record
 
 if TYPE_CHECKING:
-    from .examples.judge import Result
-    from .examples.spec import Snippet
-    from .examples.verified import Verification
+    from ..examples.judge import Result
+    from ..examples.spec import Snippet
+    from ..examples.verified import Verification
 
 logger = logging.getLogger(__name__)
 

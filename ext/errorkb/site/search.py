@@ -37,9 +37,9 @@ from sphinx.util.docutils import SphinxDirective, SphinxTranslator
 
 from .config import settings
 from .domain import err_domain
-from .gc_pause import gc_paused
+from ..core.gc_pause import gc_paused
 from .indexes import BUILDERS
-from .lookup import build_index
+from ..core.lookup import build_index
 from .outputs import base_url
 
 INDEX_FILE = "_static/errorkb-lookup-index.json"

@@ -13,9 +13,10 @@ from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from .config import OPTIONS, settings
+from ..core.settings import OPTIONS
+from .config import settings
 from .domain import err_domain, err_role
-from .templates import TYPES
+from ..core.templates import TYPES
 
 
 def _definition_list(items: list[tuple[str, str]]) -> nodes.definition_list:
@@ -75,7 +76,7 @@ class Options(SphinxDirective):
             item = nodes.definition_list_item()
             item += nodes.term("", "", nodes.literal(option.name, option.name))
             definition = nodes.definition()
-            text = StringList([option.doc, "", f"Default: ``{option.default!r}``."], "errorkb.config")
+            text = StringList([option.doc, "", f"Default: ``{option.default!r}``."], "errorkb.core.settings")
             self.state.nested_parse(text, self.content_offset, definition)
             item += definition
             out += item
