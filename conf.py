@@ -49,6 +49,9 @@ FRAMEWORKS = {
     "lightning": "Lightning", "kubernetes": "Kubernetes", "docker": "Docker",
     "colab": "Google Colab", "kaggle": "Kaggle", "hf-spaces": "Hugging Face Spaces",
     "openxla": "OpenXLA", "habana": "Intel Gaudi software", "cuda": "CUDA", "rocm": "ROCm",
+    "openvino": "OpenVINO", "mindspore": "MindSpore", "cann": "CANN", "torch-npu": "torch_npu",
+    "poplar": "Poplar", "poptorch": "PopTorch", "popart": "PopART", "dask": "Dask", "ctranslate2": "CTranslate2",
+    "faster-whisper": "faster-whisper", "whisperx": "WhisperX", "argos-translate": "Argos Translate", "peft": "PEFT",
 }
 
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
