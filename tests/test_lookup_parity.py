@@ -116,7 +116,7 @@ def assert_same(python: list, js: list) -> None:
         assert [m["id"] for m in nd["matches"]] == [m["id"] for m in py["matches"]]
         for a, b in zip(py["matches"], nd["matches"]):
             assert b["score"] == pytest.approx(a["score"], abs=1e-3)
-            assert set(b) == set(a) == {"id", "code", "title", "score", "exact", "values", "url", "line", "lines", "span",
+            assert set(b) == set(a) == {"id", "code", "title", "score", "exact", "also", "values", "url", "line", "lines", "span",
                                         "text", "diagnoses"}
             assert as_floats({k: v for k, v in b.items() if k != "score"}) == as_floats({k: v for k, v in a.items() if k != "score"})
         assert nd["notices"] == py["notices"]

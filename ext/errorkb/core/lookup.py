@@ -108,12 +108,13 @@ PATTERNS = {
     # ANSI escapes: colours, cursor moves, window titles.
     "ansi": r"\x1b\[[0-?]{0,64}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]",
     # Log prefixes, up to three stacked (multi-line flag): torchrun's [rank3]:, ISO and Neuron
-    # timestamps, glog headers, docker compose's "service  |".
+    # timestamps, glog headers (also absl's before it is set up: "E0000 00:00:<epoch>.<us>"),
+    # docker compose's "service  |".
     "prefix": (
         r"^(?:[ \t]{0,8}(?:"
         r"\[rank[0-9]{1,6}\]:?"
         r"|[0-9]{4}-(?:[0-9]{2}|[A-Z][a-z]{2})-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?:?"
-        r"|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{1,9}[ \t]{1,8}[0-9]{1,10} [A-Za-z0-9_.\-]{1,128}:[0-9]{1,7}\]"
+        r"|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2,10}\.[0-9]{1,9}[ \t]{1,8}[0-9]{1,10} [A-Za-z0-9_.\-]{1,128}:[0-9]{1,7}\]"
         r"|[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}[ \t]{1,32}\|"
         r")[ \t]{0,32}){1,3}"
     ),
@@ -417,6 +418,7 @@ class Match:
     text: str = ""  # the line (or the two joined lines) that matched
     span: tuple[int, int] = (0, 0)  # the matched part of ``text``
     template: str = ""  # the template, or the code, id or alias, that matched
+    also: bool = False  # a template matched, but a more specific record's matched the same lines
 
     @property
     def diagnoses(self) -> list[dict[str, Any]]:
@@ -427,7 +429,7 @@ class Match:
         """The entry of ``errorkb lookup --json``; ``line`` is 1-based, as shown to people."""
         found = self.line is not None
         return {"id": self.record["id"], "code": self.record["code"] or None, "title": self.record["title"],
-                "score": self.score, "exact": self.exact,
+                "score": self.score, "exact": self.exact, "also": self.also,
                 "values": {k: v.as_json() for k, v in self.values.items()}, "url": self.record["url"],
                 "line": self.line + 1 if found else None, "lines": self.lines,
                 "span": list(self.span) if found else None, "text": self.text if found else None,
@@ -571,26 +573,50 @@ def _quoted_in_prose(text: str) -> bool:
 
 
 def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
+    """One match per record, best first; a message is the exact answer of one record only.
+
+    A record whose best occurrence shares a line with a better-ranked record's is a less specific
+    match of the same message: it follows the exact answers, marked ``also``, not exact.
+    """
     best: dict[int, Hit] = {}
     named: set[int] = set()
+    of_record: dict[int, list[Hit]] = collections.defaultdict(list)
     for h in hits:
+        of_record[h.record].append(h)
         if h.named:
             named.add(h.record)
         if h.record not in best or _strength(h) > _strength(best[h.record]):
             best[h.record] = h
     ordered = sorted(best.values(), key=lambda h: (h.record not in named, *rank_key(h.specificity, h.standing, h.line,
                                                                                    h.span[0], h.order)))
-    matches = []
+    exact: list[Match] = []
+    also: list[Match] = []
+    claimed: set[int] = set()
     for h in ordered:
-        if h.match is not None:
-            entry = index.entries[h.order]
-            values = values_of(entry.template, h.match)
+        lines = set(range(h.line, h.line + h.lines))
+        shared = not lines.isdisjoint(claimed)
+        claimed |= lines
+        reading = _fullest(index, h, of_record[h.record])
+        if reading.match is not None:
+            entry = index.entries[reading.order]
+            values = values_of(entry.template, reading.match)
             template = entry.text
         else:
             values, template = {}, h.name
-        matches.append(Match(index.records[h.record], True, float(h.specificity), values,
-                             h.line, h.lines, h.text, h.span, template))
-    return matches
+        match = Match(index.records[h.record], not shared, float(h.specificity), values,
+                      h.line, h.lines, h.text, reading.span, template, also=shared)
+        (also if shared else exact).append(match)
+    return exact + also
+
+
+def _fullest(index: LookupIndex, h: Hit, hits: list[Hit]) -> Hit:
+    """Of a record's template matches over the same text as ``h``, the one that reads the most
+    values: a short head of a message may rank a record, its full wording gives the numbers."""
+    if h.match is None:
+        return h
+    same = [o for o in hits if o.match is not None and (o.line, o.lines) == (h.line, h.lines)
+            and o.span[0] < h.span[1] and h.span[0] < o.span[1]]
+    return max(same, key=lambda o: (len(index.entries[o.order].template.placeholders), _strength(o)))
 
 
 def _strength(h: Hit) -> tuple[bool, int, int, int, int, int]:

@@ -118,7 +118,8 @@ class Answers:
     def block(self, paste: str, headline: str = "") -> str | None:
         """The short text shown under a failure whose output is ``paste``; None when no record
         matches it exactly.  The best match in full, the others by id."""
-        exact = [m for m in self.matches(paste, top=5)[0] if m.exact]
+        matches = self.matches(paste, top=5)[0]
+        exact = [m for m in matches if m.exact]
         if not exact:
             return None
         best = exact[0]
@@ -136,6 +137,7 @@ class Answers:
             lines.append(f"  fix {n}: {fix.title}")
         explain = "errorkb explain" if self.root.resolve() == Path.cwd().resolve() else f"errorkb --root {self.root} explain"
         lines.append(f"  more: {self.url(record) if self.base_url else f'{explain} {record.id}'}")
-        if len(exact) > 1:
-            lines.append("  also matched: " + ", ".join(m.record["id"] for m in exact[1:]))
+        others = [m.record["id"] for m in matches if (m.exact or m.also) and m is not best]
+        if others:
+            lines.append("  also matched: " + ", ".join(others))
         return "\n".join(lines) + "\n"

@@ -310,11 +310,11 @@ def _print_matches(matches: list) -> None:
         print("No exact match; the closest records (not exact):")
     for rank, m in enumerate(matches, 1):
         rec = m.record
-        label = "exact" if m.exact else "closest, not exact"
+        label = "exact" if m.exact else "also matches, less specific" if m.also else "closest, not exact"
         code = f"{rec['code']}: " if rec["code"] else ""
         print(_shown(f"{rank}. {code}{rec['title']}  [{label}]"))
         print(_shown(f"   {rec['url']}  ({rec['id']})"))
-        if m.exact:
+        if m.line is not None:
             where = f"line {m.line + 1}" + (f"-{m.line + m.lines}" if m.lines > 1 else "")
             shown = m.text[m.span[0]:m.span[1]]
             print(_shown(f"   {where}: {shown[:300]}{'...' if len(shown) > 300 else ''}"))

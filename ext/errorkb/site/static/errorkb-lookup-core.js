@@ -608,10 +608,16 @@
     return [h.named ? 0 : 1, h.spec, h.standing, h.line, h.span[0], -h.order];
   }
 
+  // One match per record, best first; a message is the exact answer of one record only: a
+  // record whose best occurrence shares a line with a better-ranked record's follows the exact
+  // answers, marked `also` (lookup.py: _rank).
   function rank(index, hits) {
     const best = new Map();
     const named = new Set();
+    const ofRecord = new Map();
     for (const h of hits) {
+      if (!ofRecord.has(h.record)) ofRecord.set(h.record, []);
+      ofRecord.get(h.record).push(h);
       if (h.named) named.add(h.record);
       const prev = best.get(h.record);
       if (!prev || compareKeys(strength(h), strength(prev)) > 0) best.set(h.record, h);
@@ -620,23 +626,45 @@
       return [named.has(h.record) ? 0 : 1, -h.spec, -h.standing, h.line, h.span[0], h.order];
     }
     const ordered = Array.from(best.values()).sort(function (a, b) { return compareKeys(order(a), order(b)); });
-    return ordered.map(function (h) {
+    const exact = [];
+    const also = [];
+    const claimed = new Set();
+    for (const h of ordered) {
+      let shared = false;
+      for (let k = h.line; k < h.line + h.lines; k++) if (claimed.has(k)) shared = true;
+      for (let k = h.line; k < h.line + h.lines; k++) claimed.add(k);
+      const reading = fullest(index, h, ofRecord.get(h.record));
       const values = {};
       let template = h.name;
-      if (h.m) {
-        const entry = compiled(index, h.order);
+      if (reading.m) {
+        const entry = compiled(index, reading.order);
         entry.names.forEach(function (name, i) {
-          const raw = h.m[entry.groups[i]];
+          const raw = reading.m[entry.groups[i]];
           if (raw !== undefined) values[name] = parseValue(index, entry.types[i], raw);
         });
-        template = index.templates[h.order].text;
+        template = index.templates[reading.order].text;
       }
-      return {
-        record: index.records[h.record], exact: true, score: h.spec, values: values,
-        line: h.line, lines: h.lines, text: h.text, span: h.span, template: template,
+      (shared ? also : exact).push({
+        record: index.records[h.record], exact: !shared, also: shared, score: h.spec, values: values,
+        line: h.line, lines: h.lines, text: h.text, span: reading.span, template: template,
         diagnoses: diagnose(index, index.records[h.record].diagnoses, values),
-      };
-    });
+      });
+    }
+    return exact.concat(also);
+  }
+
+  // Of a record's template matches over the same text as `h`, the one that reads the most
+  // values (lookup.py: _fullest).
+  function fullest(index, h, hits) {
+    if (!h.m) return h;
+    let chosen = null;
+    let key = null;
+    for (const o of hits) {
+      if (!o.m || o.line !== h.line || o.lines !== h.lines || !(o.span[0] < h.span[1] && h.span[0] < o.span[1])) continue;
+      const k = [compiled(index, o.order).names.length].concat(strength(o));
+      if (chosen === null || compareKeys(k, key) > 0) { chosen = o; key = k; }
+    }
+    return chosen;
   }
 
   function terms(index, text) {
@@ -671,7 +699,7 @@
     });
     scores.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
     return scores.map(function (s) {
-      return { record: index.records[s[1]], exact: false, score: Math.round(s[0] * 10000) / 10000,
+      return { record: index.records[s[1]], exact: false, also: false, score: Math.round(s[0] * 10000) / 10000,
         values: {}, line: null, lines: 0, text: "", span: [0, 0], template: "", diagnoses: [] };
     });
   }
@@ -713,7 +741,7 @@
     for (const name of Object.keys(m.values)) values[name] = valueJson(m.values[name]);
     const found = m.line !== null;
     return { id: m.record.id, code: m.record.code || null, title: m.record.title, score: m.score,
-      exact: m.exact, values: values, url: m.record.url,
+      exact: m.exact, also: m.also, values: values, url: m.record.url,
       line: found ? m.line + 1 : null, lines: m.lines,
       span: found ? [chars(m.text, m.span[0]), chars(m.text, m.span[1])] : null,
       text: found ? m.text : null, diagnoses: m.diagnoses };

@@ -172,16 +172,18 @@
     setStatus(notes.join(" "));
     for (const match of result.matches) {
       const rec = match.record;
-      const item = el("li", "errorkb-result" + (match.exact ? " errorkb-exact" : " errorkb-closest"));
+      const kind = match.exact ? "exact" : match.also ? "also" : "closest";
+      const item = el("li", "errorkb-result errorkb-" + kind);
       item.dataset.id = rec.id;
       item.dataset.exact = String(match.exact);
       const head = el("p", "errorkb-result-head");
       if (rec.code) head.append(el("code", "errorkb-result-code", rec.code), " ");
       const link = el("a", "errorkb-result-title", rec.title);
       link.href = new URL(rec.url, root).href;
-      head.append(link, " ", el("span", "errorkb-result-kind", match.exact ? "exact match" : "closest, not exact"));
+      head.append(link, " ", el("span", "errorkb-result-kind",
+        { exact: "exact match", also: "also matches, less specific", closest: "closest, not exact" }[kind]));
       item.append(head);
-      if (match.exact) {
+      if (match.line !== null) {
         const where = "Line " + (match.line + 1) + (match.lines > 1 ? "-" + (match.line + match.lines) : "") + " of your paste:";
         item.append(el("p", "errorkb-result-where", where), matchedLine(match));
         if (Object.keys(match.values).length) item.append(valuesTable(match.values));
