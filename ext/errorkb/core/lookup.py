@@ -497,15 +497,22 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
             named.setdefault(i, set()).update(index.by_name_word[key])
     exact = [h for h in hits if h.standing > MENTION]
     matched = {i for h in exact for i in range(h.line, h.line + h.lines)}
+    spans: dict[int, list[tuple[int, int, int]]] = {}  # line -> what one-line template matches cover
+    for h in exact:
+        if h.lines == 1:
+            spans.setdefault(h.line, []).append((h.span[0], h.span[1], h.record))
     for i, records in named.items():
-        exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched)
+        exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
+                            spans.get(i, []))
     return _rank(index, exact)
 
 
-def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matched: bool) -> list[Hit]:
+def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matched: bool,
+               covered: list[tuple[int, int, int]]) -> list[Hit]:
     """The names of ``names`` that line ``i`` writes as a token or the end of a dotted one; on a
     ``matched`` line (a template matched it), not a name that labels the message (``Name:``),
-    such as an exception class that many errors share."""
+    such as an exception class that many errors share, nor one inside the text that another
+    record's template matched (``covered``: start, end, record), which is part of that message."""
     wanted: dict[str, list[Name]] = {}
     for name in names:
         wanted.setdefault(name.folded, []).append(name)
@@ -522,6 +529,8 @@ def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matc
                     if name.digits and not paste.one_line:
                         continue
                     start = m.start() + at
+                    if any(a <= start and m.end() <= b and r != name.record for a, b, r in covered):
+                        continue
                     hits.append(Hit(name.record, i, 1, text, (start, m.end()),
                                     max(OTHER, standing(paste, i, text, start)), True,
                                     sum(not c.isspace() for c in name.text), len(index.entries) + name.record,

@@ -479,8 +479,12 @@
     }
     const exact = hits.filter(function (h) { return h.standing > MENTION; });
     const matched = new Set();
-    for (const h of exact) for (let k = h.line; k < h.line + h.lines; k++) matched.add(k);
-    for (const [i, names] of named) nameHits(index, paste, i, names, matched.has(i), exact);
+    const spans = new Map();  // line -> what one-line template matches cover: [start, end, record]
+    for (const h of exact) {
+      for (let k = h.line; k < h.line + h.lines; k++) matched.add(k);
+      if (h.lines === 1) spans.set(h.line, (spans.get(h.line) || []).concat([[h.span[0], h.span[1], h.record]]));
+    }
+    for (const [i, names] of named) nameHits(index, paste, i, names, matched.has(i), spans.get(i) || [], exact);
     return rank(index, exact);
   }
 
@@ -536,7 +540,8 @@
 
   // The names that line i writes as a token or as the end of a dotted one; on a matched line,
   // not one that labels the message ("Name:").
-  function nameHits(index, paste, i, names, matched, hits) {
+  // lookup.py: _name_hits
+  function nameHits(index, paste, i, names, matched, covered, hits) {
     const wanted = new Set(names.map(function (n) { return n.folded; }));
     const text = paste.lines[i];
     for (const m of text.matchAll(index.rx.token)) {
@@ -549,6 +554,8 @@
           for (const name of index.names.get(tail)) {
             if (name.digits && !oneLine(paste)) continue;
             const start = m.index + at;
+            const end = m.index + m[0].length;
+            if (covered.some(function (c) { return c[0] <= start && end <= c[1] && c[2] !== name.record; })) continue;
             let spec = 0;
             for (const c of name.text) if (!/\s/.test(c)) spec += 1;
             hits.push({ record: name.record, line: i, lines: 1, text: text, span: [start, m.index + m[0].length],
