@@ -1,6 +1,6 @@
 """Paste lookup: find the records whose messages appear in a pasted log.
 
-``build_index`` turns a :class:`~errorkb.records.Catalogue` into a :class:`LookupIndex`; its
+``build_index`` turns a :class:`~errorkb.core.records.Catalogue` into a :class:`LookupIndex`; its
 ``to_json`` form is what the site ships to the browser (``static/errorkb-lookup-core.js`` runs the same
 algorithm, with the constants below read from the index) and what ``errorkb lookup --index``
 reads.  ``lookup`` runs one paste:
@@ -46,17 +46,50 @@ import dataclasses
 import functools
 import math
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from . import diagnoses
 from .gc_pause import gc_paused
 from .matcher import Candidate, LineMatcher, LineWords, keys_for, rank_key, whole_words
 from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, js_patterns, parse, values_of
+from .triage import classify
 
-if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
-    from .records import Catalogue, Record
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence, Set
 
-INDEX_VERSION = 4
+    from .triage import Kind
+
+    class Record(Protocol):
+        """What the index reads of a record (:class:`errorkb.core.records.Record`): the lookup
+        needs neither the records' model (pydantic, YAML) nor its module."""
+
+        @property
+        def id(self) -> str: ...
+        @property
+        def code(self) -> str | None: ...
+        @property
+        def codes(self) -> tuple[str, ...]: ...
+        @property
+        def title(self) -> str: ...
+        @property
+        def path(self) -> str: ...
+        @property
+        def aliases(self) -> list[str]: ...
+        @property
+        def templates(self) -> tuple[Template, ...]: ...
+        @property
+        def messages(self) -> list[Any]: ...
+        @property
+        def fixes(self) -> tuple[Any, ...]: ...
+        @property
+        def diagnoses(self) -> list[dict[str, Any]]: ...
+        def values(self, name: str) -> list[str]: ...
+
+    class Catalogue(Protocol):
+        @property
+        def records(self) -> Mapping[str, Record]: ...
+
+INDEX_VERSION = 5
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 10 * 1024 * 1024
 #: Most lines searched; a paste with more is cut to its last ones.
@@ -211,12 +244,32 @@ class Bm25:
     idf: dict[str, float]
 
 
+@dataclasses.dataclass(frozen=True)
+class Triage:
+    """A kind of error as the index holds it (see ``triage.py``): where its triage page is, its
+    cues as one expression, and the records closest answers are chosen from."""
+
+    name: str
+    title: str
+    url: str
+    pattern: str  # empty: the kind a paste without any cue gets
+    records: frozenset[int]
+
+    @functools.cached_property
+    def matcher(self) -> re.Pattern[str] | None:
+        return re.compile(self.pattern, re.IGNORECASE) if self.pattern else None
+
+    def as_json(self) -> dict[str, str]:
+        return {"name": self.name, "title": self.title, "url": self.url}
+
+
 @dataclasses.dataclass
 class LookupIndex:
     records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases, diagnoses
     entries: list[Entry]  # in the order of their records
     words: list[str]  # per record: the words of its aliases and examples that the ranking reads
     report: str | None = None  # the issue form for errors not in the catalogue, if any
+    kinds: list[Triage] = dataclasses.field(default_factory=list)  # what a paste that matches none is told
 
     def __post_init__(self) -> None:
         self.by_key: dict[bytes, list[int]] = {}
@@ -284,7 +337,8 @@ class LookupIndex:
         for e in self.entries:
             rows[e.record][6].append([e.text, e.key])
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
-        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text, "notices": NOTICES,
+        kinds = [[k.name, k.title, k.url, k.pattern, sorted(k.records)] for k in self.kinds]
+        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text, "notices": NOTICES, "kinds": kinds,
                 "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}
@@ -301,7 +355,8 @@ class LookupIndex:
                                 "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in found]})
                 words.append(record_words)
                 entries += [Entry(text, key, record=r) for text, key in templates]
-            return cls(records, entries, words, data.get("report"))
+            kinds = [Triage(name, title, url, pattern, frozenset(rs)) for name, title, url, pattern, rs in data["kinds"]]
+            return cls(records, entries, words, data.get("report"), kinds)
 
 
 def record_url(record: Record) -> str:
@@ -310,9 +365,12 @@ def record_url(record: Record) -> str:
 
 
 def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes: int = 3,
-                report: str | None = None) -> LookupIndex:
+                report: str | None = None, kinds: Sequence[Kind] = (), kind_urls: dict[str, str] | None = None
+                ) -> LookupIndex:
     """Index every template and record of ``catalogue``; ``urls`` maps ids to page URLs,
-    ``report`` is the issue form that a paste matching nothing is offered."""
+    ``report`` is the issue form that a paste matching nothing is offered, ``kinds`` what such a
+    paste is told apart as, ``kind_urls`` their triage pages' URLs (their page names + ``.html``
+    by default)."""
     records: list[dict[str, Any]] = []
     pending: list[tuple[int, Template, tuple[str, ...]]] = []
     record_words: list[str] = []
@@ -326,7 +384,10 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
         record_words.append(ranking_words([*record.aliases, *(e.text for message in record.messages for e in message.examples)]))
     keys = keys_for([words for _, _, words in pending])
     entries = [Entry(t.text, key, t, record=r) for (r, t, _), key in zip(pending, keys)]
-    return LookupIndex(records, entries, record_words, report)
+    ordered = sorted(catalogue.records.values(), key=lambda rec: rec.id)
+    told = [Triage(k.name, k.title, (kind_urls or {}).get(k.name) or f"{k.page}.html", k.pattern,
+                   frozenset(r for r, record in enumerate(ordered) if k.holds(record))) for k in kinds]
+    return LookupIndex(records, entries, record_words, report, told)
 
 
 def parse_literal_text(text: str) -> str:
@@ -440,6 +501,7 @@ class Match:
 class Result:
     matches: list[Match]
     notices: list[str]
+    kind: Triage | None = None  # what a paste that matches no record exactly looks like
 
     @property
     def exact(self) -> bool:
@@ -454,9 +516,11 @@ def lookup(index: LookupIndex, paste: str, top: int = 5) -> Result:
         return Result([], [notice("binary")])
     normalised = normalise(paste)
     matches = exact_matches(index, normalised)
-    if not matches:
-        matches = closest(index, normalised.lines)
-    return Result(matches[:top], normalised.notices)
+    if matches:
+        return Result(matches[:top], normalised.notices)
+    kind = classify(index.kinds, "\n".join(normalised.lines))
+    matches = closest(index, normalised.lines, None if kind is None else kind.records)
+    return Result(matches[:top], normalised.notices, kind)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -634,12 +698,15 @@ def _strength(h: Hit) -> tuple[bool, int, int, int, int, int]:
     return (not h.named, h.specificity, h.standing, h.line, h.span[0], -h.order)
 
 
-def closest(index: LookupIndex, lines: list[str]) -> list[Match]:
-    """BM25 over the records' words: any query word counts; labelled closest, not exact."""
+def closest(index: LookupIndex, lines: list[str], among: Set[int] | None = None) -> list[Match]:
+    """BM25 over the records' words (of the records ``among``, or all): any query word counts;
+    labelled closest, not exact."""
     query = sorted({t for line in lines for t in terms(line)})
     bm = index.bm25
     scores: list[tuple[float, int]] = []
     for r, doc in enumerate(bm.docs):
+        if among is not None and r not in among:
+            continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * bm.lengths[r] / bm.avgdl)
         score = 0.0
         for term in query:

@@ -17,6 +17,7 @@ from typing import Any
 from .records import MAX_RECORD_BYTES
 from .schema import Schema, SchemaError, schema_from
 from .templates import parse_size
+from .triage import Kind, kinds_from
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +78,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("errorkb_current_releases", {}, (dict,),
            "The current release of each product records are checked against, e.g. ``{'PyTorch': '2.9'}``: "
            "a record checked against an older one is listed for review.", "html"),
+    Option("errorkb_kinds", [], (list, tuple),
+           "The kinds of error a paste that matches no record is told apart as: a list of mappings with "
+           "``name``, ``title``, ``page`` (its triage page), ``cues`` (phrases that give it away) and "
+           "``records`` (a field and the values of the kind's records, among which closest answers are chosen). "
+           "The kind without cues is the one a paste gets when it holds none.", "html"),
     Option("errorkb_llms_summary",
            "A knowledge base of error messages. Each error page gives the exact messages, the causes, "
            "the fixes to try in order, and how to tell which cause applies.", (str,),
@@ -109,6 +115,7 @@ class Settings:
     hardware: str  # the profile's module, as written
     checked_max_age: int  # days; 0: never
     current_releases: dict[str, str]  # product -> its current release
+    kinds: tuple[Kind, ...]
 
     def is_record_page(self, docname: str) -> bool:
         return docname.startswith(self.records_dir + "/")
@@ -141,6 +148,7 @@ def settings_from(values: dict[str, Any]) -> Settings:
         hardware=values["errorkb_hardware"].strip(),
         checked_max_age=_days(values["errorkb_checked_max_age"]),
         current_releases=_releases(values["errorkb_current_releases"]),
+        kinds=kinds_from(values["errorkb_kinds"], [f.name for f in schema.dimensions]),
     )
 
 

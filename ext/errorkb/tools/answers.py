@@ -66,7 +66,9 @@ class Answers:
         self.project = project
         self.root = project.root
         self.base_url = base
-        self.index = build_index(catalogue, {i: self.url(r) for i, r in catalogue.records.items()})
+        kinds = project.settings.kinds
+        self.index = build_index(catalogue, {i: self.url(r) for i, r in catalogue.records.items()}, kinds=kinds,
+                                 kind_urls={k.name: f"{self.base_url}{k.page}.html" for k in kinds})
 
     @classmethod
     def load(cls, root: str | os.PathLike[str] | None = None, records: str | None = None) -> Answers:
@@ -85,9 +87,11 @@ class Answers:
         return result.matches, result.notices
 
     def lookup(self, paste: str, top: int = 5) -> dict[str, Any]:
-        """``errorkb lookup --json``'s answer, with the notices it prints on standard error."""
-        found, notices = self.matches(paste, top)
-        return {"matches": [m.as_json() for m in found], "notices": notices}
+        """``errorkb lookup --json``'s answer: the matches, the notices it prints on standard
+        error and, when nothing matched exactly, the kind of error the paste looks like."""
+        result = lookup(self.index, paste, top=top)
+        return {"matches": [m.as_json() for m in result.matches], "notices": result.notices,
+                "kind": result.kind.as_json() if result.kind else None}
 
     def explain(self, key: str) -> dict[str, Any] | None:
         """A record by id, code or alias: its fields, causes, fixes and debugging, and its URL."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 
 if TYPE_CHECKING:
+    from ..core.lookup import Triage
     from .project import Project
     from ..core.records import Catalogue
 
@@ -254,7 +255,7 @@ def _lookup_index(args: argparse.Namespace):
               "the other records are searched", file=sys.stderr)
     if not catalogue.records:
         raise SystemExit(f"errorkb: no records under {_project(args).records}")
-    return build_index(catalogue)
+    return build_index(catalogue, kinds=_project(args).settings.kinds)
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:
@@ -284,9 +285,10 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     for notice in result.notices:
         print(f"errorkb: {notice}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"matches": [m.as_json() for m in result.matches]}, indent=2, allow_nan=False))
+        print(json.dumps({"matches": [m.as_json() for m in result.matches],
+                          "kind": result.kind.as_json() if result.kind else None}, indent=2, allow_nan=False))
     else:
-        _print_matches(result.matches)
+        _print_matches(result.matches, result.kind)
     if not result.exact:
         sys.stdout.flush()
         _print_way_forward(index.report)
@@ -302,12 +304,16 @@ def _print_way_forward(report: str | None) -> None:
           "  errorkb new --id ID --source SOURCE --title TITLE --message-file FILE", file=sys.stderr)
 
 
-def _print_matches(matches: list) -> None:
+def _print_matches(matches: list, kind: Triage | None = None) -> None:
+    if kind is not None:
+        print(_shown(f"No exact match. This looks like: {kind.title}"))
+        print(_shown(f"   What to check first: {kind.url}"))
     if not matches:
-        print("No error in the catalogue matches this text.")
+        print("No error in the catalogue matches this text." if kind is None else "No record of that kind is close.")
         return
     if not matches[0].exact:
-        print("No exact match; the closest records (not exact):")
+        print("The closest records of that kind (not exact):" if kind is not None else
+              "No exact match; the closest records (not exact):")
     for rank, m in enumerate(matches, 1):
         rec = m.record
         label = "exact" if m.exact else "also matches, less specific" if m.also else "closest, not exact"

@@ -12,7 +12,7 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  const INDEX_VERSION = 4;
+  const INDEX_VERSION = 5;
   const MENTION = 0, OTHER = 1, ERROR = 2;  // standings (lookup.MENTION ...)
   const NON_ASCII = /[^\x00-\x7f]/;  // lower-casing such a line could change its words: done word by word
 
@@ -293,7 +293,10 @@
     });
     const keys = new Set(byKey.keys());
     for (const key of byNameWord.keys()) keys.add(key);
-    return { records: records, words: words, templates: templates, patterns: data.patterns, rx: rx,
+    const kinds = data.kinds.map(function (k) {
+      return { name: k[0], title: k[1], url: k[2], matcher: k[3] ? new RegExp(k[3], "giu") : null, records: new Set(k[4]) };
+    });
+    return { kinds: kinds, records: records, words: words, templates: templates, patterns: data.patterns, rx: rx,
       limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], report: data.report,
       notices: data.notices, factors: data.units.factors, shown: data.units.shown,
       byKey: byKey, always: always, names: names, byNameWord: byNameWord, keys: keys, bm25: null };
@@ -403,9 +406,25 @@
     if (index.rx.blank.test(paste)) return { matches: [], notices: [notice(index, "empty")] };
     if (looksBinary(index, paste)) return { matches: [], notices: [notice(index, "binary")] };
     const norm = normalise(index, paste);
-    let matches = exactMatches(index, norm);
-    if (!matches.length) matches = closest(index, norm.lines);
-    return { matches: matches.slice(0, top), notices: norm.notices };
+    const matches = exactMatches(index, norm);
+    if (matches.length) return { matches: matches.slice(0, top), notices: norm.notices, kind: null };
+    const kind = classify(index.kinds, norm.lines.join("\n"));
+    return { matches: closest(index, norm.lines, kind ? kind.records : null).slice(0, top), notices: norm.notices,
+      kind: kind ? { name: kind.name, title: kind.title, url: kind.url } : null };
+  }
+
+  // The kind a paste looks like: the most of its cues, each counted once; else the kind without
+  // cues (triage.py: classify).
+  function classify(kinds, text) {
+    let best = null;
+    let most = 0;
+    for (const kind of kinds) {
+      if (!kind.matcher) continue;
+      const found = new Set();
+      for (const m of text.matchAll(kind.matcher)) found.add(m[0].toLowerCase().split(/\s+/).filter(Boolean).join(" "));
+      if (found.size > most) { best = kind; most = found.size; }
+    }
+    return best || kinds.find(function (k) { return !k.matcher; }) || null;
   }
 
   // The words of a line, lower case (ASCII letters only, as Python's side does).
@@ -689,13 +708,14 @@
     return out;
   }
 
-  function closest(index, lines) {
+  function closest(index, lines, among) {
     const bm = bm25Of(index);
     const set = new Set();
     for (const line of lines) for (const t of terms(index, line)) set.add(t);
     const query = Array.from(set).sort();
     const scores = [];
     bm.docs.forEach(function (doc, r) {
+      if (among && !among.has(r)) return;
       const norm = index.k1 * (1 - index.b + index.b * bm.lengths[r] / bm.avgdl);
       let score = 0.0;
       for (const term of query) {
