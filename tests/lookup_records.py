@@ -44,6 +44,36 @@ CODED = {
     ]),
 }
 
+# Codes of several words, and a summary line: demo-push-failed's message, which
+# demo-push-rejected's example shows under its own.
+PHRASED = {
+    "demo-body-too-large": ("web", "HTTP 413", "Demo server refused a request body that is too large", [
+        ("the request body is larger than the demo server allows",
+         ["error: the request body is larger than the demo server allows"]),
+    ]),
+    "demo-bus-fault": ("bus", ["Xid 79", "BUS-ERR 7"], "Demo device fell off the bus", [
+        ("demo device has fallen off the bus", ["NVRM: demo device has fallen off the bus."]),
+    ]),
+    "demo-push-failed": ("vcs", None, "Demo push failed", [
+        ("failed to push some refs to {remote:quoted}", ["error: failed to push some refs to 'https://example.org/r.git'"],
+         "summary line"),
+    ]),
+    "demo-push-rejected": ("vcs", None, "Demo push rejected, the remote has work you do not have", [
+        ("! [rejected] {local:identifier} -> {remote:identifier} (fetch first)",
+         [" ! [rejected]        main -> main (fetch first)\n"
+          "error: failed to push some refs to 'https://example.org/r.git'"]),
+    ]),
+}
+#: Pastes for them: codes typed alone, in any case and spacing, in a sentence and in a log.
+PHRASED_PASTES = [
+    "HTTP 413", "http  413", "the proxy answered HTTP\t413 again", "HTTP 4130", "xHTTP 413", "HTTP-413",
+    "Xid 79", "[ 12.5] NVRM: Xid 79 on the demo bus", "bus-err 7", "xid 79: something",
+    "error: failed to push some refs to 'https://example.org/r.git'",
+    "To https://example.org/r.git\n ! [rejected]        main -> main (fetch first)\n"
+    "error: failed to push some refs to 'https://example.org/r.git'\nhint: Updates were rejected",
+    "error: failed to push some refs to 'x'\nHTTP 413",
+]
+
 
 # id -> diagnoses, as YAML lines under `diagnoses:`
 DIAGNOSES = {
@@ -64,10 +94,11 @@ DIAGNOSES = {
 
 
 def record_markdown(id_: str) -> str:
-    source, code, title, messages, *aliases = {**RECORDS, **CODED}[id_]
+    source, code, title, messages, *aliases = {**RECORDS, **CODED, **PHRASED}[id_]
     lines = ["messages:"]
-    for template, examples in messages:
+    for template, examples, *summary_line in messages:
         lines.append(f"  - template: {json.dumps(template)}")
+        lines += ["    summary_line: true"] if summary_line else []
         lines.append("    examples:")
         lines += [f"      - {json.dumps(e)}" for e in examples]
     text = record_text(id=id_, code=json.dumps(code) if code else "", source=source)
@@ -84,12 +115,12 @@ def record_markdown(id_: str) -> str:
     return text
 
 
-def write_records(root: Path, coded: bool = True) -> Path:
-    """Write every record (``coded``: those of CODED too) under ``root/errors``, and the conf.py that
-    declares their fields; return the records' folder."""
+def write_records(root: Path, coded: bool = True, table: dict | None = None) -> Path:
+    """Write every record of ``table`` (by default RECORDS, and, ``coded``, CODED) under
+    ``root/errors``, and the conf.py that declares their fields; return the records' folder."""
     if not (root / "conf.py").exists():
         (root / "conf.py").write_text(DEMO_CONF, encoding="utf-8")
-    for id_, (source, *_rest) in ({**RECORDS, **CODED} if coded else RECORDS).items():
+    for id_, (source, *_rest) in (table or ({**RECORDS, **CODED} if coded else RECORDS)).items():
         path = root / "errors" / source / f"{id_}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(record_markdown(id_), encoding="utf-8")

@@ -51,7 +51,7 @@ def test_its_records_carry_its_own_badges_and_sections(dbkb: Path):
     assert re.search(r"<h2>Meaning", page) and re.search(r"<h2>Resolution", page)
     assert "sd-tab-set" in page and 'data-sync-group="clients"' in page  # the clients' variants are tabs
     memory = (dbkb / "_build/html/errors/server/out-of-memory.html").read_text(encoding="utf-8")
-    assert ">9.0</span>" in memory and re.search(r"<h2>Notes", memory)  # free text, and a free section
+    assert ">Since release 9.0</span>" in memory and re.search(r"<h2>Notes", memory)  # free text, and a free section
 
 
 def test_its_catalogue_has_its_columns_and_filters(dbkb: Path):

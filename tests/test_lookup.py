@@ -375,7 +375,7 @@ def build_index_from(templates: dict[str, str | list[str]]) -> LookupIndex:
             self.id, self.code, self.codes, self.title, self.aliases = id_, "", (), f"Record {id_}", []
             self.path = f"errors/x/{id_}.md"
             self.templates = tuple(compile_template(t) for t in ([template] if isinstance(template, str) else template))
-            self.messages = [type("M", (), {"examples": []})()]
+            self.messages = [type("M", (), {"examples": [], "summary_line": False})() for _ in self.templates]
             self.fixes, self.diagnoses = (), []
 
     return build_index(Catalogue({k: FakeRecord(k, t) for k, t in templates.items()}))  # type: ignore[arg-type]

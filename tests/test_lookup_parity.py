@@ -17,7 +17,7 @@ from test_lookup import HINTS_AND_QUOTES, log_lines
 from errorkb.core.records import load_catalogue
 from errorkb.core.templates import WORD, build, js_patterns, parse
 from errorkb.core.triage import kinds_from
-from lookup_records import CODED, RECORDS, write_records
+from lookup_records import CODED, PHRASED, PHRASED_PASTES, RECORDS, write_records
 from system_tools import require
 
 NODE_RUNNER = Path(__file__).with_name("lookup_node.js")
@@ -100,12 +100,12 @@ def pastes_for(catalogue) -> list[str]:
     return out
 
 
-def run_both(catalogue, tmp_path: Path, kinds=()) -> tuple[list, list]:
+def run_both(catalogue, tmp_path: Path, kinds=(), extra: list[str] | None = None) -> tuple[list, list]:
     node = require("node", "nodejs")
     index = build_index(catalogue, kinds=kinds)
     index_file = tmp_path / "index.json"
     index_file.write_text(json.dumps(index.to_json()), encoding="utf-8")
-    pastes = pastes_for(catalogue)
+    pastes = pastes_for(catalogue) + (extra or [])
     python = []
     for paste in pastes:
         result = lookup(index, paste, top=5)
@@ -142,6 +142,17 @@ def test_same_answers_on_the_test_catalogue(tmp_path: Path):
     assert any(m["exact"] for r in python for m in r["matches"])
     assert any(r["matches"] and not r["matches"][0]["exact"] for r in python)
     assert {r["kind"]["name"] for r in python if r["kind"]} == {"device", "killed", "other"}
+    assert_same(python, js)
+
+
+def test_same_answers_for_codes_of_several_words_and_summary_lines(tmp_path: Path):
+    folder = write_records(tmp_path, table={**RECORDS, **CODED, **PHRASED})
+    catalogue, problems = load_catalogue(folder, schema=DEMO_SCHEMA, root=tmp_path)
+    assert not problems
+    python, js = run_both(catalogue, tmp_path, DEMO_KINDS, PHRASED_PASTES)
+    answers = {paste: [(m["id"], m["exact"]) for m in r["matches"]] for paste, r in zip(pastes_for(catalogue) + PHRASED_PASTES, python)}
+    assert answers["http  413"] == [("demo-body-too-large", True)]
+    assert answers[PHRASED_PASTES[11]][:2] == [("demo-push-rejected", True), ("demo-push-failed", False)]
     assert_same(python, js)
 
 

@@ -144,14 +144,40 @@ def test_a_rebuild_rewrites_only_the_redirects_that_changed(project: Project) ->
     assert other.stat().st_mtime_ns == written[other]
 
 
-def test_code_that_cannot_be_a_file_name_warns_with_file_and_line(project: Project) -> None:
-    # Codes are printed as the vendor prints them; aliases are refused earlier, by the schema.
-    text = record_text(code='"OLD DEMO/1"')
-    project.add_record(text)
+def test_a_code_as_printed_gets_a_redirect_page_named_by_its_slug(project: Project) -> None:
+    project.add_record(record_text(code='"HTTP 413"'))
+    quiet = record_text(id="demo-quiet", code='"DEMO 9"').replace("DemoError", "DemoQuiet")
+    project.add_record(quiet.replace("related: []", "related: []\nredirects: false\naliases: [old-quiet]"), id="demo-quiet")
     result = project.build()
-    assert result.returncode != 0
-    line = text.splitlines().index('code: "OLD DEMO/1"') + 1
-    assert f"errors/demo/demo-oom.md:{line}: WARNING: 'OLD DEMO/1' cannot be a file name" in result.stderr
+    assert result.returncode == 0, result.stderr
+    assert 'content="0; url=demo-oom.html"' in (project.out / "errors/demo/HTTP-413.html").read_text(encoding="utf-8")
+    assert not {"DEMO-9.html", "old-quiet.html"} & {p.name for p in (project.out / "errors/demo").iterdir()}
+
+
+def test_a_site_may_keep_codes_out_of_titles(project: Project) -> None:
+    project.write("conf.py", Project.CONF + 'errorkb_code_in_title = False\n')
+    project.write("index.md", INDEX)
+    project.add_record(record_text(code='"HTTP 413"'))
+    project.write("docs/guide.md", "# Guide\n\nSee {err}`HTTP 413`.\n")
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    page = (project.out / "errors/demo/demo-oom.html").read_text(encoding="utf-8")
+    assert re.search(r"<h1>Demo device ran out of memory<", page) and meta(page)["og:title"] == "Demo device ran out of memory"
+    assert re.search(r"Printed with the code <code[^>]*><span class=\"pre\">HTTP</span> <span class=\"pre\">413", page)
+    assert "- [Demo device ran out of memory](errors/demo/demo-oom.html)" in (project.out / "llms.txt").read_text(encoding="utf-8")
+    guide = (project.out / "docs/guide.html").read_text(encoding="utf-8")
+    assert '<span class="xref err">Demo device ran out of memory</span>' in guide
+
+
+def test_the_catalogue_has_a_code_column_only_where_an_error_has_a_code(project: Project) -> None:
+    project.write("index.md", INDEX.replace("docs/*\n", ""))
+    project.add_record(record_text(code=""))
+    assert project.build().returncode == 0
+    index = (project.out / "index.html").read_text(encoding="utf-8")
+    assert "errorkb-col-error" in index and "errorkb-col-code" not in index
+    project.add_record(record_text(id="demo-two", code="DEMO2").replace("DemoError", "DemoTwo"), id="demo-two")
+    assert project.build().returncode == 0
+    assert "errorkb-col-code" in (project.out / "index.html").read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from errorkb.core.records import RecordError, load_catalogue, load_record
+from errorkb.core.records import RecordError, load_catalogue, load_record, redirect_pages
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA, record_text
 
 
@@ -58,6 +58,35 @@ def test_yaml_error(tmp_path):
     text = record_text().replace("title: Demo device", "title: [Demo device")
     [problem] = problems_of(tmp_path, text)
     assert problem.startswith("errors/demo/demo-oom.md:") and "invalid YAML" in problem
+
+
+@pytest.mark.parametrize(("change", "line", "words"), [
+    (("phase: run-time", "phase: run-time\n\tcategory: device-memory"), 10, "a tab: YAML indents with spaces only"),
+    (("messages:\n", "messages:\n\t"), 12, "a tab: YAML indents with spaces only"),
+    (("title: Demo device ran out of memory", "title: Demo device: out of memory"), 4,
+     "a ': ' inside a value (put the value in quotes"),
+    (("title: Demo device", 'title: "Demo device'), 4, "a quote opened on this line is not closed on it"),
+    (("title: Demo device", "title: @Demo device"), 4, "a value cannot start with '@': put the value in quotes"),
+    (("related: []", "related: []\njust a line"), 16, "a line that is neither 'key: value' nor a list item"),
+])
+def test_a_yaml_mistake_is_said_in_words_at_its_line(tmp_path, change, line, words):
+    [problem] = problems_of(tmp_path, record_text().replace(*change))
+    assert problem.startswith(f"errors/demo/demo-oom.md:{line}: invalid YAML: {words}"), problem
+
+
+def test_a_required_field_left_empty_says_so(tmp_path):
+    text = record_text().replace("summary: The demo", "summary:  # later\nx_summary: The demo").replace(
+        "phase: run-time", "phase:").replace("platforms: [gpu]", "platforms: []")
+    problems = problems_of(tmp_path, text.replace("x_summary: The demo device could not allocate a buffer because its "
+                                                  "memory was full.\n", ""))
+    assert "errors/demo/demo-oom.md:5: summary is empty: fill it in" in problems
+    assert "errors/demo/demo-oom.md:7: platforms is empty: fill it in" in problems
+    assert "errors/demo/demo-oom.md:9: phase is empty: fill it in with one of 'compile-time', 'load-time' or 'run-time'" in problems
+
+
+def test_a_section_of_comments_only_is_empty(tmp_path):
+    text = record_text().replace("Print the memory in use before the failing step.", "% Say how to debug it.")
+    assert problems_of(tmp_path, text) == ["errors/demo/demo-oom.md:32: section '## Debugging' is empty"]
 
 
 def test_missing_field(tmp_path):
@@ -132,10 +161,11 @@ def test_no_front_matter_and_not_utf8(tmp_path):
         load_record(path, root=tmp_path, schema=DEMO_SCHEMA)
 
 
-def write(tmp_path: Path, **fields: str) -> None:
+def write(tmp_path: Path, error: str = "DemoError", **fields: str) -> None:
+    """A record; ``error`` names the error of its message (records of one catalogue need their own)."""
     path = tmp_path / f"errors/{fields.get('source', 'demo')}/{fields['id']}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(record_text(**fields))
+    path.write_text(record_text(**fields).replace("DemoError", error))
 
 
 def test_duplicate_code_across_records(tmp_path):
@@ -185,6 +215,53 @@ def test_another_records_name_or_template_on_another_line_of_an_example_claims_i
         "errors/demo/demo-other.md:14: messages[0].examples[0] is answered exactly by demo-oom's template "
         "'DemoError: could not allocate {requested:size} on device {device:int}' as well: make that more specific, "
         "or move the example to that record"]
+
+
+def test_a_summary_line_may_stand_beside_another_records_message_in_its_example(tmp_path):
+    """As the other record's template above, but marked as a summary line: the lookup lets it
+    yield to the message it summarises, so the example has one exact answer."""
+    write(tmp_path, id="demo-oom")
+    text = (tmp_path / "errors/demo/demo-oom.md").read_text()
+    (tmp_path / "errors/demo/demo-oom.md").write_text(text.replace("    examples:", "    summary_line: true\n    examples:"))
+    other = record_text(id="demo-other", code="DEMO2").replace(
+        "DemoError: could not allocate {requested:size} on device {device:int}", "DemoFault: the ring {ring:int} stalled")
+    (tmp_path / "errors/demo/demo-other.md").write_text(other.replace(
+        '"DemoError: could not allocate 2.00 GiB on device 0"',
+        '"DemoFault: the ring 3 stalled\\nDemoError: could not allocate 1.00 GiB on device 1"'))
+    catalogue, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
+    assert problems == [] and catalogue.records["demo-oom"].messages[0].summary_line
+
+
+def test_a_code_as_printed_may_hold_spaces_and_punctuation(tmp_path):
+    write(tmp_path, id="demo-oom", code='"HTTP 413"')
+    write(tmp_path, "DemoTwo", id="demo-other", code='"Xid 79"')
+    catalogue, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
+    assert problems == []
+    assert catalogue.find("http  413").id == "demo-oom" and catalogue.find("XID 79").id == "demo-other"
+    assert redirect_pages(catalogue.records["demo-oom"]) == {"HTTP-413": "HTTP 413"}
+
+
+def test_a_code_whose_redirect_page_cannot_be_named_is_a_problem_unless_it_opts_out(tmp_path):
+    assert problems_of(tmp_path, record_text(code='"!!"')) == [
+        "errors/demo/demo-oom.md:3: code '!!' holds no letter or digit to name its redirect page: "
+        "set 'redirects: false' to give it none"]
+    text = record_text(code='"!!"').replace("related: []", "related: []\nredirects: false")
+    path = tmp_path / "errors/demo/demo-oom.md"
+    path.write_text(text)
+    record = load_record(path, root=tmp_path, schema=DEMO_SCHEMA)
+    assert record.codes == ("!!",) and redirect_pages(record) == {}
+
+
+def test_two_redirect_pages_of_one_name_are_a_problem(tmp_path):
+    write(tmp_path, id="demo-oom", code='"HTTP 413"')
+    write(tmp_path, "DemoTwo", id="demo-other", code='"http-413"')
+    write(tmp_path, "DemoThree", id="demo-third", code='"Demo OOM"')  # the page of demo-oom itself
+    _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
+    assert [str(p) for p in problems] == [
+        "errors/demo/demo-other.md:3: code 'http-413' would have its redirect page at http-413, which is the "
+        "redirect page of errors/demo/demo-oom.md's 'HTTP 413': set 'redirects: false' on one of them",
+        "errors/demo/demo-third.md:3: code 'Demo OOM' would have its redirect page at Demo-OOM, which is the "
+        "page of errors/demo/demo-oom.md: set 'redirects: false' on one of them"]
 
 
 def test_the_real_catalogue_is_valid():

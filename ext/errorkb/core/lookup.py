@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from . import diagnoses
 from .gc_pause import gc_paused
 from .matcher import Candidate, LineMatcher, LineWords, keys_for, rank_key, whole_words
-from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, js_patterns, parse, values_of
+from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, js_patterns, literal_pattern, parse, values_of
 from .triage import classify
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ if TYPE_CHECKING:
         @property
         def records(self) -> Mapping[str, Record]: ...
 
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 10 * 1024 * 1024
 #: Most lines searched; a paste with more is cut to its last ones.
@@ -228,6 +228,7 @@ class Name(NamedTuple):
     record: int
     text: str  # as the record writes it
     folded: str  # lower case
+    phrase: re.Pattern[str] | None = None  # where a line writes a name of several words (``HTTP 413``)
 
     @property
     def digits(self) -> bool:
@@ -270,6 +271,7 @@ class LookupIndex:
     words: list[str]  # per record: the words of its aliases and examples that the ranking reads
     report: str | None = None  # the issue form for errors not in the catalogue, if any
     kinds: list[Triage] = dataclasses.field(default_factory=list)  # what a paste that matches none is told
+    summaries: frozenset[int] = frozenset()  # the entries of messages marked ``summary_line`` (see ``_rank``)
 
     def __post_init__(self) -> None:
         self.by_key: dict[bytes, list[int]] = {}
@@ -284,23 +286,26 @@ class LookupIndex:
         named = [(text, r) for r, rec in enumerate(self.records) for text in (rec["id"], rec["code"], *rec["aliases"])
                  if text]
         texts, owners = zip(*named) if named else ((), ())
-        folded = "\n".join(texts).lower().replace("-", ".").encode("utf-8", "surrogatepass")
-        words = [name.rpartition(b".")[2] for name in folded.split(b"\n")] if named else []
-        self.by_name_word: dict[bytes, tuple[int, ...]] = dict(zip(words, zip(owners)))
-        if len(self.by_name_word) < len(words):  # a word that ends names of several records
-            shared = {word for word, count in collections.Counter(words).items() if count > 1}
+        lasts = [(found[-1], r) for found, r in zip((line.split() for line in LineWords(list(texts)).split), owners)
+                 if found]
+        self.by_name_word: dict[bytes, tuple[int, ...]] = {word: (r,) for word, r in lasts}
+        if len(self.by_name_word) < len(lasts):  # a word that ends names of several records
+            shared = {word for word, count in collections.Counter(word for word, _ in lasts).items() if count > 1}
             groups: dict[bytes, list[int]] = collections.defaultdict(list)
-            for word, r in zip(words, owners):
+            for word, r in lasts:
                 if word in shared:
                     groups[word].append(r)
             self.by_name_word.update((word, tuple(rs)) for word, rs in groups.items())
         self.keys = frozenset(self.by_key) | frozenset(self.by_name_word)
+        self.phrases = {text: re.compile(phrase_pattern(text), re.IGNORECASE) for text in dict.fromkeys(texts)
+                        if not _TOKEN.fullmatch(text) and _WORD_CHAR.search(text)}
 
     def names_of(self, r: int) -> list[Name]:
         """Record ``r``'s code, id and aliases that can be written in a line."""
         rec = self.records[r]
-        return [Name(r, text, text.lower()) for text in dict.fromkeys([rec["id"], rec["code"], *rec["aliases"]])
-                if text and _TOKEN.fullmatch(text)]
+        return [Name(r, text, text.lower(), self.phrases.get(text))
+                for text in dict.fromkeys([rec["id"], rec["code"], *rec["aliases"]])
+                if text and (text in self.phrases or _TOKEN.fullmatch(text))]
 
     @functools.cached_property
     def bm25(self) -> Bm25:
@@ -324,7 +329,9 @@ class LookupIndex:
         One array per record: ``[id, code, title, url, fixes, words, templates, aliases,
         diagnoses]``, each template ``[text, key]``, each diagnosis as ``Diagnosis.as_json``.  What can be worked out from the template text (its matcher,
         placeholder names and types, words, the ranking's term counts) is left out, and of the
-        examples only the words that give terms.  ``patterns`` gives the browser each placeholder
+        examples only the words that give terms.  ``phrases`` gives the pattern of each name of
+        several words (``HTTP 413``), ``summaries`` the entries that are summary lines (in the
+        order of the records' templates).  ``patterns`` gives the browser each placeholder
         type's pattern to compile the templates with, ``text`` the character ranges,
         expressions and quotation marks that clean a paste and weigh its lines, ``notices`` what
         a result says about the paste, ``units`` the factors of sizes' units and the units sizes
@@ -339,6 +346,7 @@ class LookupIndex:
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
         kinds = [[k.name, k.title, k.url, k.pattern, sorted(k.records)] for k in self.kinds]
         return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text, "notices": NOTICES, "kinds": kinds,
+                "phrases": [[text, phrase_pattern(text)] for text in self.phrases], "summaries": sorted(self.summaries),
                 "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}
@@ -356,7 +364,7 @@ class LookupIndex:
                 words.append(record_words)
                 entries += [Entry(text, key, record=r) for text, key in templates]
             kinds = [Triage(name, title, url, pattern, frozenset(rs)) for name, title, url, pattern, rs in data["kinds"]]
-            return cls(records, entries, words, data.get("report"), kinds)
+            return cls(records, entries, words, data.get("report"), kinds, frozenset(data["summaries"]))
 
 
 def record_url(record: Record) -> str:
@@ -372,22 +380,29 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
     paste is told apart as, ``kind_urls`` their triage pages' URLs (their page names + ``.html``
     by default)."""
     records: list[dict[str, Any]] = []
-    pending: list[tuple[int, Template, tuple[str, ...]]] = []
+    pending: list[tuple[int, Template, tuple[str, ...], bool]] = []
     record_words: list[str] = []
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
                         "fixes": [f.title for f in record.fixes[:fixes]], "aliases": [*record.codes[1:], *record.aliases],
                         "diagnoses": diagnoses.of_record(record)})
-        for template in record.templates:
-            pending.append((r, template, whole_words(template)))
+        for template, message in zip(record.templates, record.messages, strict=True):
+            pending.append((r, template, whole_words(template), message.summary_line))
         record_words.append(ranking_words([*record.aliases, *(e.text for message in record.messages for e in message.examples)]))
-    keys = keys_for([words for _, _, words in pending])
-    entries = [Entry(t.text, key, t, record=r) for (r, t, _), key in zip(pending, keys)]
+    keys = keys_for([words for _, _, words, _ in pending])
+    entries = [Entry(t.text, key, t, record=r) for (r, t, _, _), key in zip(pending, keys)]
     ordered = sorted(catalogue.records.values(), key=lambda rec: rec.id)
     told = [Triage(k.name, k.title, (kind_urls or {}).get(k.name) or f"{k.page}.html", k.pattern,
                    frozenset(r for r, record in enumerate(ordered) if k.holds(record))) for k in kinds]
-    return LookupIndex(records, entries, record_words, report, told)
+    summaries = frozenset(i for i, (_, _, _, summary) in enumerate(pending) if summary)
+    return LookupIndex(records, entries, record_words, report, told, summaries)
+
+
+def phrase_pattern(name: str) -> str:
+    """Where a line writes a code, id or alias that is not one token (``HTTP 413``, ``Xid 79``):
+    as a whole, any run of white space as any run of spaces or tabs (matched case-insensitively)."""
+    return f"(?<![A-Za-z0-9_]){literal_pattern(name)}(?![A-Za-z0-9_])"
 
 
 def parse_literal_text(text: str) -> str:
@@ -538,6 +553,7 @@ class Hit:
     order: int  # the entry's (or name's) place, to break the last ties
     match: re.Match[str] | None = None  # the template's match, for its values
     name: str = ""
+    summary: bool = False  # a summary line's template (see ``_rank``)
 
 
 def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
@@ -554,7 +570,7 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
         entry = index.entries[e]
         for first, count, text, m in matcher.hits(entry, found):
             hits.append(Hit(entry.record, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
-                            entry.specificity, e, m))
+                            entry.specificity, e, m, summary=e in index.summaries))
     named: dict[int, set[int]] = {}  # line -> the records one of whose names ends with a word it holds
     for key in holding.keys() & index.by_name_word.keys():
         for i in holding[key]:
@@ -573,36 +589,38 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
 
 def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matched: bool,
                covered: list[tuple[int, int, int]]) -> list[Hit]:
-    """The names of ``names`` that line ``i`` writes as a token or the end of a dotted one; on a
-    ``matched`` line (a template matched it), not a name that labels the message (``Name:``),
-    such as an exception class that many errors share, nor one inside the text that another
-    record's template matched (``covered``: start, end, record), which is part of that message."""
+    """The names of ``names`` that line ``i`` writes: as a token or the end of a dotted one, or, a
+    name of several words, as a whole; on a ``matched`` line (a template matched it), not a name
+    that labels the message (``Name:``), such as an exception class that many errors share, nor
+    one inside the text that another record's template matched (``covered``: start, end,
+    record), which is part of that message."""
+    text = paste.lines[i]
+    found: list[tuple[Name, int, int]] = []  # name, start, end
     wanted: dict[str, list[Name]] = {}
     for name in names:
-        wanted.setdefault(name.folded, []).append(name)
-    text = paste.lines[i]
-    hits = []
+        if name.phrase is None:
+            wanted.setdefault(name.folded, []).append(name)
+        else:
+            found += [(name, m.start(), m.end()) for m in name.phrase.finditer(text)]
     for m in _TOKEN.finditer(text):
-        if matched and text[m.end():].lstrip(" \t").startswith(":"):
-            continue
         token = m.group().lower()
         at = 0
         while True:
-            if token[at:] in wanted:
-                for name in wanted[token[at:]]:
-                    if name.digits and not paste.one_line:
-                        continue
-                    start = m.start() + at
-                    if any(a <= start and m.end() <= b and r != name.record for a, b, r in covered):
-                        continue
-                    hits.append(Hit(name.record, i, 1, text, (start, m.end()),
-                                    max(OTHER, standing(paste, i, text, start)), True,
-                                    sum(not c.isspace() for c in name.text), len(index.entries) + name.record,
-                                    name=name.text))
+            found += [(name, m.start() + at, m.end()) for name in wanted.get(token[at:], ())]
             dot = token.find(".", at)
             if dot < 0:
                 break
             at = dot + 1
+    hits = []
+    for name, start, end in found:
+        if matched and text[end:].lstrip(" \t").startswith(":"):
+            continue
+        if name.digits and not paste.one_line:
+            continue
+        if any(a <= start and end <= b and r != name.record for a, b, r in covered):
+            continue
+        hits.append(Hit(name.record, i, 1, text, (start, end), max(OTHER, standing(paste, i, text, start)), True,
+                        sum(not c.isspace() for c in name.text), len(index.entries) + name.record, name=name.text))
     return hits
 
 
@@ -649,7 +667,10 @@ def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
     """One match per record, best first; a message is the exact answer of one record only.
 
     A record whose best occurrence shares a line with a better-ranked record's is a less specific
-    match of the same message: it follows the exact answers, marked ``also``, not exact.
+    match of the same message: it follows the exact answers, marked ``also``, not exact.  So is
+    a record whose best occurrence is a summary line (a message its record marks
+    ``summary_line``, printed beside the line that says why, as Git's ``error: failed to push
+    some refs``), when another record matched the paste otherwise.
     """
     best: dict[int, Hit] = {}
     named: set[int] = set()
@@ -660,14 +681,19 @@ def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
             named.add(h.record)
         if h.record not in best or _strength(h) > _strength(best[h.record]):
             best[h.record] = h
-    ordered = sorted(best.values(), key=lambda h: (h.record not in named, *rank_key(h.specificity, h.standing, h.line,
-                                                                                   h.span[0], h.order)))
+    leading = {h.record for h in best.values() if not h.summary}
+
+    def yields(h: Hit) -> bool:
+        return h.summary and bool(leading - {h.record})
+
+    ordered = sorted(best.values(), key=lambda h: (yields(h), h.record not in named,
+                                                   *rank_key(h.specificity, h.standing, h.line, h.span[0], h.order)))
     exact: list[Match] = []
     also: list[Match] = []
     claimed: set[int] = set()
     for h in ordered:
         lines = set(range(h.line, h.line + h.lines))
-        shared = not lines.isdisjoint(claimed)
+        shared = yields(h) or not lines.isdisjoint(claimed)
         claimed |= lines
         reading = _fullest(index, h, of_record[h.record])
         if reading.match is not None:
@@ -692,10 +718,10 @@ def _fullest(index: LookupIndex, h: Hit, hits: list[Hit]) -> Hit:
     return max(same, key=lambda o: (len(index.entries[o.order].template.placeholders), _strength(o)))
 
 
-def _strength(h: Hit) -> tuple[bool, int, int, int, int, int]:
-    """Which of a record's occurrences stands for it: a template's match (it reads values) before
-    its name, then the best, the last one among equals."""
-    return (not h.named, h.specificity, h.standing, h.line, h.span[0], -h.order)
+def _strength(h: Hit) -> tuple[bool, bool, int, int, int, int, int]:
+    """Which of a record's occurrences stands for it: any before a summary line, a template's
+    match (it reads values) before its name, then the best, the last one among equals."""
+    return (not h.summary, not h.named, h.specificity, h.standing, h.line, h.span[0], -h.order)
 
 
 def closest(index: LookupIndex, lines: list[str], among: Set[int] | None = None) -> list[Match]:

@@ -84,6 +84,7 @@ class Message(BaseModel):
     template: str = Field(min_length=1)
     examples: list[Example] = Field(min_length=1)
     note: str | None = None
+    summary_line: bool = False  # printed beside other errors' messages, as their summary: it yields to them
 
     @field_validator("examples", mode="before")
     @classmethod
@@ -96,10 +97,25 @@ class Message(BaseModel):
 
 #: Lists of the front matter whose every item must match a pattern: field -> (pattern, what a mismatch is).
 _LIST_PATTERNS = {
-    "related": (SLUG, "is not a lower-case slug such as 'pytorch'"),
+    "related": (SLUG, "is not a lower-case slug such as 'disk-full'"),
     "aliases": (ALIAS, "is not an old id or code (letters, digits, '.', '_' and '-'; each gets a redirect page)"),
     "references": (URL, "is not an http(s) URL"),
 }
+
+
+_NOT_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def redirect_name(name: str) -> str:
+    """The file name of the redirect page of a code or alias: the name itself where it can be
+    one, else each run of other characters made '-' (``HTTP 413`` -> ``HTTP-413``); empty when
+    it holds no letter or digit."""
+    return _NOT_IN_FILE_NAMES.sub("-", name).strip("-._")
+
+
+def folded(name: str) -> str:
+    """A code, id or alias as the lookups compare it: case and runs of white space do not count."""
+    return " ".join(name.split()).casefold()
 
 
 _DATE = re.compile(r"^[0-9]{4}-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12][0-9]|3[01]))?$")
@@ -151,6 +167,7 @@ class Frontmatter(BaseModel):
     references: list[str] = []
     diagnoses: list[dict[str, Any]] = []  # checked by diagnoses.problems_of
     checked: Checked | None = None
+    redirects: bool = True  # a redirect page for each code and alias
 
     @field_validator("code")
     @classmethod
@@ -173,6 +190,11 @@ class Frontmatter(BaseModel):
             if not re.match(pattern, v):
                 raise ValueError(f"{v!r} {problem}")
         return values
+
+
+def _codes_of(fields: Frontmatter) -> tuple[str, ...]:
+    raw = fields.code
+    return () if raw is None else (raw,) if isinstance(raw, str) else tuple(raw)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -217,12 +239,12 @@ class Record:
     references = _Core[list[str]]()
     diagnoses = _Core[list[dict[str, Any]]]()
     checked = _Core[Checked | None]()
+    redirects = _Core[bool]()
 
     @property
     def codes(self) -> tuple[str, ...]:
         """Every code the vendor prints this error with, the main one first."""
-        raw = self.fields.code
-        return () if raw is None else (raw,) if isinstance(raw, str) else tuple(raw)
+        return _codes_of(self.fields)
 
     @property
     def code(self) -> str | None:
@@ -329,6 +351,10 @@ def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(
         if schema.require_checked and fields.checked is None:
             problems.append(Problem(shown, 2, "missing 'checked': the date and the releases this record's facts "
                                     "were checked against (this site requires it)"))
+        if fields.redirects:
+            problems += [Problem(shown, lines.get("code", 2), f"code {code!r} holds no letter or digit to name its "
+                                 "redirect page: set 'redirects: false' to give it none")
+                         for code in _codes_of(fields) if not redirect_name(code)]
     templates, template_problems = _compile_messages(data.get("messages"), lines, shown)
     problems += template_problems
 
@@ -426,7 +452,12 @@ def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Probl
     try:
         node = yaml.compose(front, Loader=_Loader)
     except yaml.YAMLError as exc:
-        return None, {}, [Problem(shown, _yaml_error_line(exc), f"invalid YAML: {_yaml_reason(exc)}")]
+        line = _yaml_error_line(exc)
+        opened = _unclosed_quote(front, line - 1)
+        if opened is not None:  # the quoted value ran on to a later line, where parsing failed
+            return None, {}, [Problem(shown, opened, "invalid YAML: a quote opened on this line is not closed on it "
+                                      f"(then, at line {line}: {' '.join(str(exc.problem).split())})")]
+        return None, {}, [Problem(shown, line, f"invalid YAML: {_yaml_reason(exc, front)}")]
     if node is None:
         return None, {}, [Problem(shown, 2, "the front matter is empty")]
     lines: dict[str, int] = {}
@@ -438,21 +469,70 @@ def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Probl
         data = yaml.load(front, Loader=_Loader)
     except yaml.YAMLError as exc:  # e.g. an unknown tag
         mark = getattr(exc, "problem_mark", None)
-        return None, lines, [Problem(shown, mark.line + 2 if mark else 2, f"invalid YAML: {_yaml_reason(exc)}")]
+        return None, lines, [Problem(shown, mark.line + 2 if mark else 2, f"invalid YAML: {_yaml_reason(exc, front)}")]
     return data, lines, []
 
 
+_QUOTED_VALUE = re.compile(r"""^\s*(?:- +)?(?:[^\s:#'"][^:#]*: +)?(["'])(.*)$""")
+
+
+def _unclosed_quote(front: str, before: int) -> int | None:
+    """The file line of the first value, in the lines before file line ``before``, that opens a
+    quote and does not close it on its line (a value YAML reads on into the lines after)."""
+    for n, line in enumerate(front.split("\n")[: max(0, before - 2)], 2):
+        m = _QUOTED_VALUE.match(line)
+        if m is None:
+            continue
+        rest = m.group(2).replace("\\\\", "").replace('\\"', "") if m.group(1) == '"' else m.group(2).replace("''", "")
+        if m.group(1) not in rest:
+            return n
+    return None
+
+
 def _yaml_error_line(exc: yaml.YAMLError) -> int:
-    """The file line to blame: where an unclosed bracket or quote opened, else where parsing failed."""
+    """The file line to blame: where an unclosed bracket or quote opened, or a line without its
+    ':' began, else where parsing failed."""
     context = getattr(exc, "context", None) or ""
-    mark = getattr(exc, "context_mark", None) if ("flow" in context or "quoted" in context) else None
+    mark = getattr(exc, "context_mark", None) if any(c in context for c in ("flow", "quoted", "simple key")) else None
     mark = mark or getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return mark.line + 2 if mark else 2
 
 
-def _yaml_reason(exc: yaml.YAMLError) -> str:
-    """PyYAML's reason on one line, without its marks (they count lines of the front matter only)."""
-    return " ".join((getattr(exc, "problem", None) or str(exc)).split())
+#: PyYAML's reasons (a part of them), and what they mean in a record's front matter.
+_YAML_WORDS = (
+    ("tab", "a tab: YAML indents with spaces only"),
+    ("cannot start any token", "a value cannot start with {char}: put the value in quotes"),
+    ("mapping values are not allowed", "a ': ' inside a value (put the value in quotes: \"...\"), or a key "
+     "indented unlike the ones around it"),
+    ("end of stream", "a quote opened here is never closed"),
+    ("expected ':'", "a line that is neither 'key: value' nor a list item: a quote left open above it, or a "
+     "value carried over to a line of its own?"),
+    ("expected '-' indicator", "the indentation does not line up with the lines above: indent list items and "
+     "keys alike, with spaces"),
+    ("expected <block end>", "the indentation does not line up with the lines above: indent list items and "
+     "keys alike, with spaces"),
+    ("expected key", "the indentation does not line up with the lines above: indent list items and keys alike, "
+     "with spaces"),
+    ("unknown escape", "a backslash in double quotes starts an escape YAML does not know: use single quotes, "
+     "or write it twice (\\\\)"),
+    ("expected ',' or", "a list in [ ] or a mapping in { } that is not closed, or holds an unquoted ':' or ','"),
+    ("alias", "a value that starts with '*' reads as a YAML alias: put it in quotes"),
+    ("alphabetic or numeric", "a value that starts with '&' or '*' reads as a YAML anchor or alias: put it in "
+     "quotes"),
+)
+
+
+def _yaml_reason(exc: yaml.YAMLError, front: str) -> str:
+    """What PyYAML's complaint means, in words, then PyYAML's own reason (without its marks,
+    which count lines of the front matter only)."""
+    reason = " ".join((getattr(exc, "problem", None) or str(exc)).split())
+    mark = getattr(exc, "problem_mark", None)
+    lines = front.split("\n")
+    line = lines[mark.line] if mark and mark.line < len(lines) else ""
+    char = line[mark.column] if mark and mark.column < len(line) else ""
+    # The C parser says of a tab only that it "cannot start any token".
+    words = next((said for part, said in _YAML_WORDS if part in ("tab" if char == "\t" else reason)), None)
+    return f"{words.replace('{char}', repr(char))} ({reason})" if words else reason
 
 
 def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[Problem], shown: str, visited: set[int] | None = None) -> None:
@@ -493,12 +573,15 @@ def _pydantic_problem(shown: str, lines: dict[str, int], err: dict[str, Any]) ->
     for part in err["loc"]:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
     kind = err["type"]
+    allowed = err.get("ctx", {}).get("expected", "")
     if kind == "missing":
         message = f"missing required field {path!r}"
     elif kind == "extra_forbidden":
         message = f"unknown field {path!r}"
+    elif err.get("input") in (None, "", []) and kind in ("string_type", "string_too_short", "list_type", "too_short",
+                                                         "literal_error"):
+        message = f"{path} is empty: fill it in" + (f" with one of {allowed}" if allowed else "")
     elif kind == "literal_error":
-        allowed = err.get("ctx", {}).get("expected", "")
         message = f"{path}: {err['input']!r} is not one of {allowed}"
     else:
         message = f"{path}: {err['msg'][0].lower()}{err['msg'][1:]}".replace("Value error, ", "")
@@ -532,7 +615,7 @@ def parse_body(body: str, first_line: int, schema: Schema) -> tuple[dict[str, st
         if h.title in sections:
             problems.append((h.line, f"section {h.title!r} appears twice"))
         sections[h.title] = text(h, stop)
-        if not sections[h.title]:
+        if not _written(sections[h.title]):
             problems.append((h.line, f"section '## {h.title}' is empty"))
         if h.title == schema.fixes_section:
             fixes = _fixes([x for x in headings if h.line < x.line < stop], stop, text, schema, problems)
@@ -545,6 +628,11 @@ def parse_body(body: str, first_line: int, schema: Schema) -> tuple[dict[str, st
     if order != [name for name in schema.sections if name in sections]:
         problems.append((first_line, f"sections must come in this order: {', '.join(schema.sections)}"))
     return sections, fixes, problems
+
+
+def _written(text: str) -> bool:
+    """Whether a section holds more than blank lines and MyST comments (``% ...``)."""
+    return any(line.strip() and not line.lstrip().startswith("%") for line in text.split("\n"))
 
 
 def _fixes(headings: list[Heading], stop: int, text: Callable[[Heading, int], str], schema: Schema,
@@ -578,14 +666,24 @@ class Catalogue:
     records: dict[str, Record]
 
     def find(self, key: str) -> Record | None:
-        """A record by id, code (case-insensitive) or alias."""
+        """A record by id, code or alias; case and runs of white space do not count in the last two."""
         if key in self.records:
             return self.records[key]
-        folded = key.casefold()
+        wanted = folded(key)
         for record in self.records.values():
-            if folded in (name.casefold() for name in (*record.codes, *record.aliases)):
+            if wanted in (folded(name) for name in (*record.codes, *record.aliases)):
                 return record
         return None
+
+
+def related_both_ways(catalogue: Catalogue) -> dict[str, list[str]]:
+    """Id -> the ids the record lists in ``related``, then those of the records that list it."""
+    reverse: dict[str, list[str]] = {}
+    for id_ in sorted(catalogue.records):
+        for rel in catalogue.records[id_].related:
+            reverse.setdefault(rel, []).append(id_)
+    return {id_: list(r.related) + [x for x in reverse.get(id_, []) if x not in r.related]
+            for id_, r in catalogue.records.items()}
 
 
 def record_files(folder: Path) -> list[Path]:
@@ -613,7 +711,7 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
     """
     records: dict[str, Record] = {}
     problems: list[Problem] = []
-    owners: dict[str, Record] = {}  # lower-cased id, code or alias -> record
+    owners: dict[str, Record] = {}  # folded id, code or alias -> record
     fresh: RecordCache = {}
     problems += [Problem(_link_path(path, root), 1, f"not read as a record: records are {folder.name}/<source>/<id>.md")
                  for path in stray_files(folder)]
@@ -630,10 +728,10 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
         for key, field in [(record.id, "id"), *((c, "code") for c in record.codes), *((a, "aliases") for a in record.aliases)]:
             if not key:
                 continue
-            other = owners.get(key.casefold())
+            other = owners.get(folded(key))
             if other is not None and other is not record:
                 problems.append(Problem(record.path, record.line_of(field), f"{field} {key!r} is already used by {other.path}"))
-            owners.setdefault(key.casefold(), record)
+            owners.setdefault(folded(key), record)
         records.setdefault(record.id, record)
     failed = {path.stem for path in record_files(folder)} - set(records)  # already reported
     for record in records.values():
@@ -644,6 +742,7 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
                 problems.append(Problem(record.path, record.line_of(f"related[{i}]"), f"related[{i}]: no record has the id {rel!r}"))
             elif rel == record.id:
                 problems.append(Problem(record.path, record.line_of(f"related[{i}]"), "a record cannot be related to itself"))
+    problems += _redirect_clashes(records)
     problems += _claimed_by_others(records)
     if cache is not None:
         cache.clear()
@@ -682,14 +781,45 @@ def _load_cached(path: Path, schema: Schema, root: Path | None, cache: RecordCac
     return record
 
 
+def redirect_pages(record: Record) -> dict[str, str]:
+    """The file name of each redirect page of ``record`` (none where it opts out) -> the code or
+    alias it stands for; not one that would be the record's own page."""
+    if not record.redirects:
+        return {}
+    pages: dict[str, str] = {}
+    for name in (*record.codes, *record.aliases):
+        page = redirect_name(name)
+        if page and page.casefold() != record.id.casefold():  # case-insensitive file systems too
+            pages.setdefault(page, name)
+    return pages
+
+
+def _redirect_clashes(records: dict[str, Record]) -> list[Problem]:
+    """Two pages of one folder, a record's or a redirect, whose file names differ in case at most."""
+    taken: dict[tuple[str, str], tuple[Record, str | None]] = {
+        (r.source, r.id.casefold()): (r, None) for r in records.values()}
+    problems = []
+    for record in sorted(records.values(), key=lambda r: r.path):
+        for page, name in redirect_pages(record).items():
+            owner, other = taken.setdefault((record.source, page.casefold()), (record, name))
+            if owner is record and other == name:
+                continue
+            field = "code" if name in record.codes else "aliases"
+            what = f"the page of {owner.path}" if other is None else f"the redirect page of {owner.path}'s {other!r}"
+            problems.append(Problem(record.path, record.line_of(field), f"{field} {name!r} would have its redirect "
+                                    f"page at {page}, which is {what}: set 'redirects: false' on one of them"))
+    return problems
+
+
 def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
     """Each example, looked up as a paste, must have one exact answer: its own record.
 
     A template or name of another record that the lookup would answer exactly, on the
     example's line ahead of its own record or on another of its lines, claims what is not its
-    own; one that matches the same line less specifically is only shown as "also matches" and
-    is fine.  The lookup short-lists templates by their words, so the check scales with the
-    catalogue instead of with examples x templates.
+    own; one that matches the same line less specifically, or a summary line (a message marked
+    ``summary_line``), is only shown as "also matches" and is fine.  The lookup short-lists
+    templates by their words, so the check scales with the catalogue instead of with examples x
+    templates.
     """
     from .lookup import build_index, exact_matches, normalise  # the lookup imports this module
 

@@ -35,7 +35,7 @@ NAME = r"^[a-z][a-z0-9_]*$"
 BADGE_COLOURS = ("primary", "info", "secondary", "warning", "success", "danger", "plain")
 #: Names a site field may not take: the core fields and the body's parts.
 RESERVED = frozenset({"id", "code", "codes", "title", "summary", "source", "messages", "related", "aliases",
-                      "references", "diagnoses", "checked", "fixes", "sections", "url", "page"})
+                      "references", "diagnoses", "checked", "redirects", "fixes", "sections", "url", "page"})
 
 
 class SchemaError(ValueError):
@@ -66,8 +66,8 @@ class FieldSpec:
 
     @property
     def free(self) -> bool:
-        """Free text: any string, shown as written."""
-        return not self.values
+        """Free text: any string, shown as written (not an open list of slugs, as sources are)."""
+        return not self.values and not self.open
 
     def label_of(self, value: str) -> str:
         return self.values.get(value, value)
@@ -163,7 +163,7 @@ def _model(name: str, base: type[BaseModel], fields: tuple[FieldSpec, ...]) -> t
 def _slugs(cls: type, value: Any) -> Any:
     for v in value if isinstance(value, list) else [value]:
         if v is not None and not re.match(SLUG, v):
-            raise ValueError(f"{v!r} is not a lower-case slug such as 'pytorch'")
+            raise ValueError(f"{v!r} is not a lower-case slug such as 'linux'")
     return value
 
 
@@ -230,7 +230,7 @@ def _field(i: int, entry: Any) -> FieldSpec:
     if not isinstance(label, str) or not label.strip():
         raise SchemaError(f"{where}: 'label' must be a non-empty string")
     if not isinstance(values, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in values.items()):
-        raise SchemaError(f"{where}: 'values' must map each allowed value to its label, such as {{'tpu': 'TPU'}}")
+        raise SchemaError(f"{where}: 'values' must map each allowed value to its label, such as {{'fatal': 'FATAL'}}")
     for value in values:
         if not re.match(SLUG, value):
             raise SchemaError(f"{where}: value {value!r} is not a lower-case slug such as 'run-time'")

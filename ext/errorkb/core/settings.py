@@ -49,16 +49,19 @@ OPTIONS: tuple[Option, ...] = (
     Option("errorkb_fixes_section", "Fixes", (str,),
            "The section whose ``###`` headings are the fixes, numbered in the order to try them."),
     Option("errorkb_source_labels", {}, (dict,),
-           "Labels of the sources (the folders under the records folder), e.g. ``{'pytorch': 'PyTorch'}``; "
+           "Labels of the sources (the folders under the records folder), e.g. ``{'sqlite': 'SQLite'}``; "
            "a source without one is shown as written."),
+    Option("errorkb_code_in_title", True, (bool,),
+           "Show a record's code before its title (page titles, links, ``llms.txt``); False: the title alone, "
+           "the code beside it (for sites whose codes are long, or invented)."),
     Option("errorkb_run_examples", True, (bool,),
            "Run the snippets during every build, so pages show real statuses (results are cached); "
            "False shows cached results only. ``-b examples`` always runs them.", ""),
     Option("errorkb_base_url", "", (str,), "Public URL of the site, used in absolute links (sitemap, Open Graph).", "html"),
     Option("errorkb_hardware", "", (str,),
            "The hardware a snippet's ``:requires:`` may name, and how a machine is probed for it: a module "
-           "(``package.module``, its ``PROFILE``, or ``package.module:NAME``). ``errorkb.examples.accelerators`` "
-           "reads ``cuda``, ``gpu``, ``tpu``, ``neuron``, ``gpu-memory>=40G`` and ``gpus>=4``; empty: none."),
+           "(``package.module``, its ``PROFILE``, or ``package.module:NAME``), such as the one errorkb ships for "
+           "devices (see the guide to snippets); empty: none."),
     Option("errorkb_max_timeout", Ceilings.timeout, (int,), "The longest ``:timeout:`` a snippet may ask for, in seconds."),
     Option("errorkb_max_memory", f"{Ceilings.memory // 1024**3}G", (str,),
            "The most ``:memory:`` a snippet may ask for, as a size such as ``4G``."),
@@ -76,7 +79,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("errorkb_checked_max_age", 0, (int,),
            "Days after which ``errorkb check`` warns that a record's check is old; 0: never."),
     Option("errorkb_current_releases", {}, (dict,),
-           "The current release of each product records are checked against, e.g. ``{'PyTorch': '2.9'}``: "
+           "The current release of each product records are checked against, e.g. ``{'Git': '2.47'}``: "
            "a record checked against an older one is listed for review.", "html"),
     Option("errorkb_kinds", [], (list, tuple),
            "The kinds of error a paste that matches no record is told apart as: a list of mappings with "
@@ -103,6 +106,7 @@ class Settings:
 
     records_dir: str  # relative to the source folder, '/'-separated, without a trailing '/'
     schema: Schema
+    code_in_title: bool
     run_examples: bool
     base_url: str
     ceilings: Ceilings
@@ -136,6 +140,7 @@ def settings_from(values: dict[str, Any]) -> Settings:
     return Settings(
         records_dir=_records_dir(values["errorkb_records_dir"]),
         schema=schema,
+        code_in_title=values["errorkb_code_in_title"],
         run_examples=values["errorkb_run_examples"],
         base_url=values["errorkb_base_url"],
         ceilings=ceilings(values),

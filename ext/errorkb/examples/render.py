@@ -9,11 +9,10 @@ from ..site.badges import badge
 from ..site.domain import err_domain
 from .directive import snippet_node, snippet_status_node
 from .judge import FAILED, NOT_RUN, PASSED, Result
-from .spec import KINDS, Snippet
+from .spec import CLAIMS, KINDS, Snippet
 from .verified import Verification
 
 BADGE_COLOURS = {PASSED: "success", FAILED: "danger", NOT_RUN: "secondary"}
-CLAIMS = {"reproduces": "Reproduces the error", "fixes": "Fix", "shows": "Shows"}
 OUTPUT_SHOWN = 4000  # characters of a failed snippet's output shown on its page
 
 

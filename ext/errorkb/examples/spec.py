@@ -21,6 +21,8 @@ KINDS = {
     "fixes": "must run cleanly (exit status 0)",
     "shows": "a doctest session whose output must match",
 }
+#: What each kind of snippet is called where it is shown.
+CLAIMS = {"reproduces": "Reproduces the error", "fixes": "Fix", "shows": "Shows"}
 OPTIONS = ("id", "requires", "timeout", "memory", "tolerance")
 
 
@@ -81,7 +83,7 @@ def parse_requires(text: str, hardware: Profile = NO_HARDWARE) -> tuple[tuple[st
         except InvalidRequirement:
             named = f" nor hardware ({hardware.syntax})" if hardware.syntax else \
                 " (this site names no hardware: errorkb_hardware)"
-            raise SnippetError(f":requires: {item!r} is neither a package (such as 'torch>=2.0'){named}") from None
+            raise SnippetError(f":requires: {item!r} is neither a package (such as 'requests>=2.0'){named}") from None
         packages.append(item)
     return tuple(packages), tuple(needs)
 
@@ -127,8 +129,8 @@ def make_snippet(kind: str, options: dict[str, str], code: str, *, path: str, li
         raise SnippetError(f"unknown option :{unknown[0]}: (options: {', '.join(':' + o + ':' for o in OPTIONS)})")
     id_ = (options.get("id") or "").strip()
     if not _ID.match(id_):
-        raise SnippetError(f":id: {id_!r} must be a lower-case slug such as 'donate-buffers'" if id_
-                           else "a snippet needs an :id: (a slug such as 'donate-buffers')")
+        raise SnippetError(f":id: {id_!r} must be a lower-case slug such as 'reproduce-it'" if id_
+                           else "a snippet needs an :id: (a slug such as 'reproduce-it')")
     if not code.strip():
         raise SnippetError(f"snippet {id_!r} has no code")
     if kind == "shows" and ">>>" not in code:

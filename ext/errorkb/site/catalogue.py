@@ -26,9 +26,9 @@ from .indexes import OVERVIEW, grouped, indexed, page_link, point_at_page, value
 from ..core.records import Catalogue, Record
 from ..core.schema import FieldSpec, Schema
 
-#: The columns every table has: (key, heading); each cell's class is errorkb-col-<key>, and
-#: narrow screens lay a row out as a card by column.
-COLUMNS = (("code", "Code"), ("error", "Error"), ("message", "First message"))
+#: The columns every table has (the code only where some error has one): (key, heading, width);
+#: each cell's class is errorkb-col-<key>, and narrow screens lay a row out as a card by column.
+COLUMNS = (("code", "Code", 2), ("error", "Error", 4), ("message", "First message", 6))
 SCRIPT = "errorkb-catalogue.js"
 
 
@@ -46,7 +46,7 @@ def _ordered(catalogue: Catalogue) -> list[Record]:
 def _row(keys: list[str], cells: list[nodes.Node], classes: list[str] | None = None) -> nodes.row:
     row = nodes.row(classes=classes or [])
     for key, cell in zip(keys, cells, strict=True):
-        entry = nodes.entry(classes=[f"errorkb-col-{key}"] + ([] if key in dict(COLUMNS) else ["errorkb-col-field"]))
+        entry = nodes.entry(classes=[f"errorkb-col-{key}"] + ([] if key in {c[0] for c in COLUMNS} else ["errorkb-col-field"]))
         entry += cell if isinstance(cell, nodes.paragraph) else nodes.paragraph("", "", cell)
         row += entry
     return row
@@ -97,25 +97,29 @@ class CatalogueDirective(SphinxDirective):
             browse += [nodes.Text(", " if i else ""), link]
         browse += nodes.Text(".")
 
+        records = _ordered(catalogue)
+        # The code column only where some error has a code.
+        common = [(key, title, width) for key, title, width in COLUMNS if key != "code" or any(r.codes for r in records)]
         columns: list[FieldSpec] = [f for f in schema.dimensions if f.column]
-        keys = [key for key, _ in COLUMNS] + [f.name for f in columns]
+        keys = [key for key, _, _ in common] + [f.name for f in columns]
         filters = [f for f in schema.dimensions if f.filter]
         table = nodes.table(classes=["errorkb-catalogue"])
         group = nodes.tgroup(cols=len(keys))
         table += group
-        group += [nodes.colspec(colwidth=w) for w in (2, 4, 6, *(2 for _ in columns))]
+        group += [nodes.colspec(colwidth=w) for w in (*(width for _, _, width in common), *(2 for _ in columns))]
         head = nodes.thead()
-        head += _row(keys, [nodes.Text(title) for _, title in COLUMNS] + [nodes.Text(f.label) for f in columns])
+        head += _row(keys, [nodes.Text(title) for _, title, _ in common] + [nodes.Text(f.label) for f in columns])
         group += head
         body = nodes.tbody()
-        for record in _ordered(catalogue):
+        for record in records:
             classes = ["errorkb-row"] + [f"errorkb-f-{f.slug}-{v}" for f in filters for v in record.values(f.name)]
-            body += _row(keys, [
-                nodes.literal(text=", ".join(record.codes) or record.id),
-                generated_xref(record.id, self.env.docname, record.title),
-                nodes.literal(text=record.messages[0].template, classes=["errorkb-first-message"]),
-                *(nodes.Text(", ".join(f.label_of(v) for v in record.values(f.name))) for f in columns),
-            ], classes)
+            cells = {
+                "code": nodes.literal(text=", ".join(record.codes) or record.id),
+                "error": generated_xref(record.id, self.env.docname, record.title),
+                "message": nodes.literal(text=record.messages[0].template, classes=["errorkb-first-message"]),
+            }
+            body += _row(keys, [cells[key] for key, _, _ in common] + [
+                nodes.Text(", ".join(f.label_of(v) for v in record.values(f.name))) for f in columns], classes)
         group += body
         return [browse, _filters(catalogue, schema), table]
 

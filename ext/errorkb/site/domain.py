@@ -32,6 +32,7 @@ from docutils.nodes import Element
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.builders import Builder
+from sphinx.config import Config
 from sphinx.domains import Domain, ObjType
 from sphinx.environment import BuildEnvironment
 from sphinx.roles import XRefRole
@@ -40,7 +41,7 @@ from sphinx.util.nodes import make_refnode
 
 from .config import settings
 from ..core.record_cache import load_catalogue_cached
-from ..core.records import Catalogue, Record
+from ..core.records import Catalogue, Record, related_both_ways
 
 if TYPE_CHECKING:
     from ..examples.judge import Result
@@ -57,8 +58,10 @@ GENERATED = "errorkb_generated"
 PER_DOC = ("ids", "references", "shown_related", "catalogues", "snippets", "snippet_tables")
 
 
-def link_text(code: str | None, title: str) -> str:
-    return f"{code}: {title}" if code else title
+def link_text(config: Config, code: str | None, title: str) -> str:
+    """A record's title as its page, links and the index show it: its code first, unless the
+    site says otherwise (``errorkb_code_in_title``)."""
+    return f"{code}: {title}" if code and settings(config).code_in_title else title
 
 
 _XREF = XRefRole(warn_dangling=True)
@@ -199,8 +202,8 @@ class ErrorDomain(Domain):
             return None
         docname, code, title, _ = self.errors[id_]
         if not node.get("refexplicit"):
-            contnode = nodes.inline(classes=["xref", "err"], text=link_text(code, title))
-        return make_refnode(builder, fromdocname, docname, "", contnode, link_text(code, title))
+            contnode = nodes.inline(classes=["xref", "err"], text=link_text(env.config, code, title))
+        return make_refnode(builder, fromdocname, docname, "", contnode, link_text(env.config, code, title))
 
     def resolve_any_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder, target: str,
                          node: addnodes.pending_xref, contnode: Element) -> list[tuple[str, Element]]:
@@ -210,7 +213,7 @@ class ErrorDomain(Domain):
     def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
         """Ids and codes (searchable), then aliases (found by links and intersphinx, not search)."""
         for id_, (docname, code, title, aliases) in sorted(self.errors.items()):
-            text = link_text(code, title)
+            text = link_text(self.env.config, code, title)
             yield id_, text, "error", docname, "", 1
             if code and code != id_:
                 yield code, text, "error", docname, "", 0
@@ -222,16 +225,6 @@ class ErrorDomain(Domain):
 def err_domain(env: BuildEnvironment) -> ErrorDomain:
     """The ``err`` domain of this build: the records, the links between pages, the snippets."""
     return cast(ErrorDomain, env.get_domain("err"))
-
-
-def related_both_ways(catalogue: Catalogue) -> dict[str, list[str]]:
-    """Id -> the ids the record lists in ``related``, then those of the records that list it."""
-    reverse: dict[str, list[str]] = {}
-    for id_ in sorted(catalogue.records):
-        for rel in catalogue.records[id_].related:
-            reverse.setdefault(rel, []).append(id_)
-    return {id_: list(r.related) + [x for x in reverse.get(id_, []) if x not in r.related]
-            for id_, r in catalogue.records.items()}
 
 
 def load_records(app: Sphinx) -> None:

@@ -8,7 +8,8 @@
   ``errorkb-404.html`` as its body;
 * a redirect page for each alias and code of a record, at ``errors/<source>/<alias>.html``,
   pointing at the record's stable URL ``errors/<source>/<id>.html`` (``<alias>/`` and ``<id>/``
-  with ``dirhtml``).
+  with ``dirhtml``); a code that cannot be a file name as written gets a slug of it
+  (``HTTP 413`` -> ``HTTP-413.html``), and a record with ``redirects: false`` gets none.
 
 Pages and redirects come from templates a site can override (``errorkb-404.html``,
 ``errorkb-redirect.html``).
@@ -36,12 +37,12 @@ from sphinx.util import logging
 from .config import settings
 from .domain import err_domain, link_text
 from .indexes import BUILDERS, page_names
+from ..core.records import redirect_pages
 
 logger = logging.getLogger(__name__)
 
 #: Raised when a field of ``errors.json`` changes meaning or goes away; new fields keep it.
 SCHEMA_VERSION = 3
-SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def base_url(app: Sphinx) -> str:
@@ -121,7 +122,7 @@ def llms_txt(app: Sphinx) -> str:
         "",
     ]
     for record in records:
-        text = _md_link(link_text(record.code, record.title))
+        text = _md_link(link_text(app.config, record.code, record.title))
         lines.append(f"- [{text}]({_url(app, domain.errors[record.id][0])}): {record.summary}")
     if guides:
         lines += ["", "## Guides", ""]
@@ -139,7 +140,7 @@ def add_tags(app: Sphinx, pagename: str, templatename: str, context: dict[str, A
         return
     record = err_domain(app.env).record_for(pagename)
     if record is not None:
-        title, description, kind = link_text(record.code, record.title), record.summary, "article"
+        title, description, kind = link_text(app.config, record.code, record.title), record.summary, "article"
     else:
         title = _title(app, pagename) if pagename in app.env.all_docs else html.unescape(context.get("title", ""))
         description, kind = context.get("errorkb_description"), "website"
@@ -183,35 +184,18 @@ def not_found_body(app: Sphinx, pagename: str, templatename: str, context: dict[
 # Redirects and the sitemap
 
 
-def redirects(app: Sphinx, *, warn: bool = False) -> dict[str, tuple[str, str]]:
-    """Page name of each redirect -> (the record's page name, the alias or code it stands for)."""
+def redirects(app: Sphinx) -> dict[str, tuple[str, str]]:
+    """Page name of each redirect -> (the record's page name, the code or alias it stands for)."""
     domain = err_domain(app.env)
-    catalogue = domain.catalogue
     out: dict[str, tuple[str, str]] = {}
-    for id_, record in sorted(catalogue.records.items()):
+    for id_, record in sorted(domain.catalogue.records.items()):
         if id_ not in domain.errors:
             continue
         docname = domain.errors[id_][0]
         folder = docname.rsplit("/", 1)[0]
-        for name in dict.fromkeys([*record.codes, *record.aliases]):
-            if name.casefold() == id_.casefold():
-                continue  # the page itself (also on case-insensitive file systems)
-            if not SAFE_NAME.match(name):
-                if not warn:
-                    continue
-                field = "code" if name in record.codes else "aliases"
-                logger.warning("%r cannot be a file name, so it gets no redirect page "
-                               "(letters, digits, '.', '_' and '-' only)", name,
-                               location=(docname, record.line_of(field)), type="errorkb", subtype="redirect")
-                continue
-            out[f"{folder}/{name}"] = (docname, name)
+        for page, name in redirect_pages(record).items():
+            out[f"{folder}/{page}"] = (docname, name)
     return out
-
-
-def check_aliases(app: Sphinx, env: Any) -> None:
-    """``env-check-consistency``: warn, with file and line, about aliases that cannot be a page."""
-    if _enabled(app):
-        redirects(app, warn=True)
 
 
 def write_if_changed(path: Path, text: str) -> None:
@@ -257,6 +241,10 @@ def write_outputs(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or not _enabled(app):
         return
     outdir = Path(app.outdir)
+    if Path(app.doctreedir).is_relative_to(outdir):
+        logger.info("errorkb: the build's own files (doctrees, the records' and snippets' caches) are in %s, "
+                    "inside the output folder: build with -d (sphinx-build -d _build/doctrees ...) or -M html "
+                    "to keep them out of what you publish", Path(app.doctreedir))
     write_if_changed(outdir / "errors.json", json.dumps(errors_json(app), indent=1, ensure_ascii=False) + "\n")
     write_if_changed(outdir / "llms.txt", llms_txt(app))
     write_redirects(app)
@@ -276,5 +264,4 @@ def setup_outputs(app: Sphinx) -> None:
     # After sphinx-notfound-page (400) has made the page's links absolute, and after the lookup
     # page's name is in the context (500).
     app.connect("html-page-context", not_found_body, priority=600)
-    app.connect("env-check-consistency", check_aliases)
     app.connect("build-finished", write_outputs)

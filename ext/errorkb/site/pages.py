@@ -42,7 +42,7 @@ def assemble(app: Sphinx, docname: str, content: list[str]) -> None:
     record = err_domain(app.env).record_for(docname)
     if record is None:
         return
-    title = _MD_SPECIAL.sub(r"\\\1", link_text(record.code, record.title))
+    title = _MD_SPECIAL.sub(r"\\\1", link_text(app.config, record.code, record.title))
     header = ["---", "orphan: true", "---", f"# {title}", f"```{{err:record}} {record.id}", "```"]
     header += [""] * max(0, record.frontmatter_lines - len(header))
     footer = ["", f"## {SEE_ALSO}", "", f"```{{err:record-footer}} {record.id}", "```", ""]
@@ -94,12 +94,13 @@ class RecordDirective(SphinxDirective):
         record = domain.catalogue.records[self.arguments[0]]
         domain.note_error(record.id, self.env.docname, record.code, record.title, [*record.codes[1:], *record.aliases])
 
-        index = addnodes.index(entries=[("single", f"{link_text(record.code, record.title)}; {record.id}", "", "", None)])
+        index = addnodes.index(entries=[("single", f"{link_text(self.config, record.code, record.title)}; {record.id}", "", "", None)])
         summary = nodes.paragraph(text=record.summary, classes=["errorkb-summary"])
         badges = nodes.paragraph(classes=["errorkb-badges"])
         for field in settings(self.config).schema.dimensions:
             for value in record.values(field.name) if field.badge else ():
-                label = field.label_of(value)
+                # Free text says nothing alone (a release, "9.0"): it is shown after the field's label.
+                label = f"{field.label} {value}" if field.free else field.label_of(value)
                 shown: nodes.Element = badge(label, field.badge)
                 if field.index:
                     link = index_link(field, value, f"All errors with {field.label.lower()} {label}")
@@ -112,20 +113,32 @@ class RecordDirective(SphinxDirective):
             card = nodes.container(classes=["errorkb-message"])
             card += template_node(record, i)
             if message.note:
-                card += nodes.paragraph(text=message.note, classes=["errorkb-note"])
+                card += self._note(message.note, record.line_of(f"messages[{i}].note"))
             card += examples_node(message.examples)
             messages += card
-        about = [node for node in (_other_codes(record), _checked(record)) if node is not None]
+        in_title = settings(self.config).code_in_title
+        about = [node for node in (_codes(record, in_title), _checked(record)) if node is not None]
         return [index, summary, *about, badges, messages, *diagnoses_section(self.state.document, record)]
 
 
-def _other_codes(record: Record) -> nodes.paragraph | None:
-    """The codes beyond the one in the title, where the vendor prints the error under several."""
-    if len(record.codes) < 2:
+    def _note(self, note: str, line: int) -> list[nodes.Node]:
+        """A message's note: inline Markdown (code, emphasis, links) as in the prose; an HTML tag
+        in it (``at <file>:<line>``) is text, as a note was before it was Markdown."""
+        parsed, problems = self.parse_inline(note, lineno=line)
+        para = nodes.paragraph("", "", *parsed, classes=["errorkb-note"])
+        for raw in list(para.findall(nodes.raw)):
+            raw.replace_self(nodes.Text(raw.astext()))
+        return [para, *problems]
+
+
+def _codes(record: Record, in_title: bool) -> nodes.paragraph | None:
+    """The codes the title does not show: those beyond the first, or all where titles show none."""
+    shown = record.codes[1:] if in_title else record.codes
+    if not shown:
         return None
-    para = nodes.paragraph(text="Also printed with the code" + ("s " if len(record.codes) > 2 else " "),
-                           classes=["errorkb-codes"])
-    for i, code in enumerate(record.codes[1:]):
+    lead = "Also printed with the code" if in_title else "Printed with the code"
+    para = nodes.paragraph(text=lead + ("s " if len(shown) > 1 else " "), classes=["errorkb-codes"])
+    for i, code in enumerate(shown):
         para += [nodes.Text(", " if i else ""), nodes.literal(text=code)]
     para += nodes.Text(".")
     return para

@@ -3,9 +3,11 @@
 ``first_template`` turns a message into a template by replacing the parts that change from
 run to run (sizes, numbers, shapes, paths, hex numbers, quoted text) with typed placeholders,
 and keeps only replacements that the compiled template captures exactly, so the message is
-always a matching first example.  ``scaffold`` writes the whole record around it, with a
-``TODO:`` marker (``records.SCAFFOLD_MARKER``) wherever the author has to write something;
-``errorkb check`` refuses the record until none is left.  Nothing here imports Sphinx.
+always a matching first example.  ``scaffold`` writes the whole record around it: what only
+the author knows (the summary, the site's required fields, the sections) is left empty, with
+a ``TODO:`` marker (``records.SCAFFOLD_MARKER``) saying what goes there, or holds a value read
+from the message, marked as a guess; ``errorkb check`` refuses the record until every marker
+is gone and nothing required is empty.  Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
@@ -119,7 +121,7 @@ def field_problems(id: str, source: str, title: str, message: str) -> list[str]:
     problems = []
     for name, value in (("id", id), ("source", source)):
         if not re.match(SLUG, value):
-            problems.append(f"{name} {value!r} must be a lower-case slug such as 'cuda-oom' (letters, digits, '-' and '.')")
+            problems.append(f"{name} {value!r} must be a lower-case slug such as 'disk-full' (letters, digits, '-' and '.')")
     if not 3 <= len(title.strip()) <= 120:
         problems.append("title must be 3 to 120 characters")
     if not re.search(r"[A-Za-z]", message):
@@ -146,52 +148,76 @@ _SECTION_HINTS = {
 }
 
 
-def _field_line(field: FieldSpec) -> str:
-    """The front-matter line of a site field: a value to replace for a required one, a comment for the others."""
+def guesses(field: FieldSpec, source: str, message: str) -> list[str]:
+    """The values of ``field`` that the source or the message names (a value, or its label, as a
+    word), in the field's order: what the scaffold proposes, marked as a guess."""
+    words = re.findall(r"\w+", message) + re.findall(r"[\w.+#-]+", message)  # llama.cpp and llama, cpp
+    named = {source.casefold(), *(w.casefold() for w in words)}
+    found = [value for value, label in field.values.items()
+             if value in named or re.search(rf"(?<![\w.-]){re.escape(label.casefold())}(?![\w-])", message.casefold())]
+    return found if field.many else found[:1]
+
+
+def _field_line(field: FieldSpec, source: str, message: str) -> str:
+    """The front-matter line of a site field: left empty where only the author can fill it in
+    (``errorkb check`` refuses it until then), a guess from the message marked as one, or a
+    comment for an optional field."""
     listed = ", ".join(field.values)
-    if field.free:
-        hint, value = "free text", _quote(f"{SCAFFOLD_MARKER} {field.label.lower()}")
-    else:
-        first = next(iter(field.values))
-        hint = (f"lower-case slugs, such as {listed}" if field.open else f"one{' or more' if field.many else ''} of {listed}")
-        value = f"[{first}]" if field.many else first
+    hint = ("free text" if field.free else f"lower-case slugs, such as {listed}" if field.open else
+            f"one{' or more' if field.many else ''} of {listed}")
     if not field.required:
-        return f"# {field.name}: {value}  # optional, {field.label}: {hint}"
-    return f"{field.name}: {value}  # {SCAFFOLD_MARKER} {field.label}: {hint}"
+        return f"# {field.name}:  # optional, {field.label}: {hint}"
+    found = guesses(field, source, message) if not field.free else []
+    if found:
+        value = f"[{', '.join(found)}]" if field.many else found[0]
+        return f"{field.name}: {value}  # {SCAFFOLD_MARKER} guessed from the source or the message: check it. {field.label}: {hint}"
+    return f"{field.name}:{' []' if field.many else ''}  # {SCAFFOLD_MARKER} {field.label}: {hint}"
 
 
 def _sections(schema: Schema) -> str:
+    """Each section the site requires, holding only a comment (``%``) that says what goes there:
+    refused as empty until the author writes it."""
     todo = SCAFFOLD_MARKER
     parts = []
     for name in schema.sections:
         if name == schema.fixes_section:
-            parts.append(f"## {name}\n\n{todo} one `###` heading per fix, in the order to try them.\n\n"
-                         f"### {todo} the first thing to try\n\n"
-                         f"{todo} what to do, what it costs and when it applies.\n")
+            parts.append(f"## {name}\n\n% {todo} one `###` heading per fix, in the order to try them; under each, "
+                         "what to do, what it costs and when it applies.\n")
         else:
-            parts.append(f"## {name}\n\n{todo} {_SECTION_HINTS.get(name, 'write this section.')}\n")
+            parts.append(f"## {name}\n\n% {todo} {_SECTION_HINTS.get(name, 'write this section.')}\n")
     return "\n".join(parts)
 
 
+def _placeholder_hint(template: str) -> str:
+    """What the author is asked about the template's placeholders, shown with its first one."""
+    first = re.search(r"\{([a-z]+)(?::([a-z]+))?\}", template)
+    if first is None:
+        return "check the template: the message, with each part that changes from run to run as {name:type}"
+    kind = first.group(2) or first.group(1)
+    return f"name each placeholder after what it holds, not its type: {first.group()} -> {{what_it_is:{kind}}}"
+
+
 def scaffold(id: str, code: str, source: str, title: str, message: str, schema: Schema) -> str:
-    """The text of a new record for a site of ``schema``: complete and valid except for its ``TODO:`` markers."""
+    """The text of a new record for a site of ``schema``: what only the author knows is left
+    empty or marked ``TODO:``, and ``errorkb check`` refuses the record until it is filled in."""
     todo = SCAFFOLD_MARKER
-    code_line = f"code: {_quote(code)}" if code else f"code:  # {todo} the vendor's code as printed, if any"
-    fields = "".join(_field_line(field) + "\n" for field in schema.fields)
+    code_line = f"code: {_quote(code)}" if code else "# code:  # optional: the code as printed, if the error has one"
+    fields = "".join(_field_line(field, source, message) + "\n" for field in schema.fields)
+    template = first_template(message)
     return f"""\
 ---
 id: {id}
 {code_line}
 title: {_quote(title.strip())}
-summary: "{todo} one sentence on what happened; it is the page's description in search results."
+summary:  # {todo} one sentence on what happened; it is the page's description in search results.
 source: {source}
 {fields}messages:
-  # {todo} rename the placeholders after what they mean (requested, capacity, free ...)
-  - template: {_quote(first_template(message))}
+  # {todo} {_placeholder_hint(template)}
+  - template: {_quote(template)}
     examples:
       - {_quote(message.strip())}
 related: []
-references: []  # {todo} links to the vendor's documentation of this error, or delete the comment
+references: []  # optional: links to the documentation of this error
 ---
 
 {_sections(schema)}"""

@@ -12,7 +12,7 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  const INDEX_VERSION = 5;
+  const INDEX_VERSION = 6;
   const MENTION = 0, OTHER = 1, ERROR = 2;  // standings (lookup.MENTION ...)
   const NON_ASCII = /[^\x00-\x7f]/;  // lower-casing such a line could change its words: done word by word
 
@@ -278,14 +278,14 @@
         byKey.get(tpl.key).push(i);
       }
     });
-    const names = new Map();
-    const byNameWord = new Map();
+    const byNameWord = new Map();  // the last word of a name -> the names it ends
+    const phrases = new Map(data.phrases);  // a name of several words -> where a line writes it
     records.forEach(function (rec, r) {
       for (const text of new Set([rec.id, rec.code].concat(rec.aliases))) {
-        if (!text || !rx.isToken.test(text)) continue;
-        const name = { record: r, text: text, folded: text.toLowerCase(), digits: rx.digits.test(text) };
-        if (!names.has(name.folded)) names.set(name.folded, []);
-        names.get(name.folded).push(name);
+        const phrase = phrases.get(text);
+        if (!text || !(phrase || rx.isToken.test(text))) continue;
+        const name = { record: r, text: text, folded: text.toLowerCase(), digits: rx.digits.test(text),
+          phrase: phrase ? new RegExp(phrase, "giu") : null };
         const last = name.folded.match(rx.words).pop();
         if (!byNameWord.has(last)) byNameWord.set(last, []);
         byNameWord.get(last).push(name);
@@ -299,7 +299,7 @@
     return { kinds: kinds, records: records, words: words, templates: templates, patterns: data.patterns, rx: rx,
       limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], report: data.report,
       notices: data.notices, factors: data.units.factors, shown: data.units.shown,
-      byKey: byKey, always: always, names: names, byNameWord: byNameWord, keys: keys, bm25: null };
+      byKey: byKey, always: always, byNameWord: byNameWord, keys: keys, summaries: new Set(data.summaries), bm25: null };
   }
 
   // Compiled on first use: a search compiles only the templates it short-lists.
@@ -525,7 +525,7 @@
     function hit(first, count, text, m) {
       hits.push({ record: index.templates[e].r, line: first, lines: count, text: text,
         span: [m.index, m.index + m[0].length], standing: standing(index, paste, first, text, m.index),
-        named: false, spec: entry.spec, order: e, m: m });
+        named: false, spec: entry.spec, order: e, m: m, summary: index.summaries.has(e) });
     }
     function holdsRuns(text, other) {
       for (const run of entry.runs) if (!text.includes(run) && !(other && other.includes(run))) return false;
@@ -557,35 +557,40 @@
     }
   }
 
-  // The names that line i writes as a token or as the end of a dotted one; on a matched line,
-  // not one that labels the message ("Name:").
-  // lookup.py: _name_hits
+  // The names that line i writes: as a token or the end of a dotted one, or, a name of several
+  // words, as a whole; on a matched line, not one that labels the message ("Name:"), nor one
+  // inside the text another record's template matched (lookup.py: _name_hits).
   function nameHits(index, paste, i, names, matched, covered, hits) {
-    const wanted = new Set(names.map(function (n) { return n.folded; }));
     const text = paste.lines[i];
+    const found = [];  // [name, start, end]
+    const wanted = new Map();
+    for (const name of names) {
+      if (name.phrase === null) {
+        if (!wanted.has(name.folded)) wanted.set(name.folded, []);
+        wanted.get(name.folded).push(name);
+      } else {
+        for (const m of text.matchAll(name.phrase)) found.push([name, m.index, m.index + m[0].length]);
+      }
+    }
     for (const m of text.matchAll(index.rx.token)) {
-      if (matched && text.slice(m.index + m[0].length).replace(/^[ \t]+/, "").startsWith(":")) continue;
       const token = m[0].toLowerCase();
       let at = 0;
       for (;;) {
-        const tail = token.slice(at);
-        if (wanted.has(tail)) {
-          for (const name of index.names.get(tail)) {
-            if (name.digits && !oneLine(paste)) continue;
-            const start = m.index + at;
-            const end = m.index + m[0].length;
-            if (covered.some(function (c) { return c[0] <= start && end <= c[1] && c[2] !== name.record; })) continue;
-            let spec = 0;
-            for (const c of name.text) if (!/\s/.test(c)) spec += 1;
-            hits.push({ record: name.record, line: i, lines: 1, text: text, span: [start, m.index + m[0].length],
-              standing: Math.max(OTHER, standing(index, paste, i, text, start)), named: true, spec: spec,
-              order: index.templates.length + name.record, m: null, name: name.text });
-          }
-        }
+        for (const name of wanted.get(token.slice(at)) || []) found.push([name, m.index + at, m.index + m[0].length]);
         const dot = token.indexOf(".", at);
         if (dot < 0) break;
         at = dot + 1;
       }
+    }
+    for (const [name, start, end] of found) {
+      if (matched && text.slice(end).replace(/^[ \t]+/, "").startsWith(":")) continue;
+      if (name.digits && !oneLine(paste)) continue;
+      if (covered.some(function (c) { return c[0] <= start && end <= c[1] && c[2] !== name.record; })) continue;
+      let spec = 0;
+      for (const c of name.text) if (!/\s/.test(c)) spec += 1;
+      hits.push({ record: name.record, line: i, lines: 1, text: text, span: [start, end],
+        standing: Math.max(OTHER, standing(index, paste, i, text, start)), named: true, spec: spec,
+        order: index.templates.length + name.record, m: null, name: name.text, summary: false });
     }
   }
 
@@ -628,15 +633,16 @@
     return 0;
   }
 
-  // Which of a record's occurrences stands for it: a template's match (it reads values) before
-  // its name, then the best, the last one among equals.
+  // Which of a record's occurrences stands for it: any before a summary line, a template's match
+  // (it reads values) before its name, then the best, the last one among equals.
   function strength(h) {
-    return [h.named ? 0 : 1, h.spec, h.standing, h.line, h.span[0], -h.order];
+    return [h.summary ? 0 : 1, h.named ? 0 : 1, h.spec, h.standing, h.line, h.span[0], -h.order];
   }
 
   // One match per record, best first; a message is the exact answer of one record only: a
   // record whose best occurrence shares a line with a better-ranked record's follows the exact
-  // answers, marked `also` (lookup.py: _rank).
+  // answers, marked `also`, and so does one whose best occurrence is a summary line when another
+  // record matched otherwise (lookup.py: _rank).
   function rank(index, hits) {
     const best = new Map();
     const named = new Set();
@@ -648,15 +654,20 @@
       const prev = best.get(h.record);
       if (!prev || compareKeys(strength(h), strength(prev)) > 0) best.set(h.record, h);
     }
+    const leading = new Set();
+    for (const h of best.values()) if (!h.summary) leading.add(h.record);
+    function yields(h) {
+      return h.summary && (leading.size > 1 || (leading.size === 1 && !leading.has(h.record)));
+    }
     function order(h) {
-      return [named.has(h.record) ? 0 : 1, -h.spec, -h.standing, h.line, h.span[0], h.order];
+      return [yields(h) ? 1 : 0, named.has(h.record) ? 0 : 1, -h.spec, -h.standing, h.line, h.span[0], h.order];
     }
     const ordered = Array.from(best.values()).sort(function (a, b) { return compareKeys(order(a), order(b)); });
     const exact = [];
     const also = [];
     const claimed = new Set();
     for (const h of ordered) {
-      let shared = false;
+      let shared = yields(h);
       for (let k = h.line; k < h.line + h.lines; k++) if (claimed.has(k)) shared = true;
       for (let k = h.line; k < h.line + h.lines; k++) claimed.add(k);
       const reading = fullest(index, h, ofRecord.get(h.record));
