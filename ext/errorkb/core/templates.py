@@ -85,8 +85,8 @@ TYPES: dict[str, tuple[str, str]] = {
     "float": (r"-?[0-9]{1,20}(?:\.[0-9]{1,20})?(?:[eE][-+]?[0-9]{1,4})?", "a number: 0.9, 1e-3"),
     "hex": (r"0[xX][0-9a-fA-F]{1,32}", "a hexadecimal number: 0x7f3a"),
     "shape": (r"[\[(][0-9a-zA-Z?,x* \t]{0,256}[\])]", "a shape: [8, 1024], (32, 3, 224, 224)"),
-    "dtype": (r"[A-Za-z][A-Za-z0-9_.]{0,40}", "a data type: float32, bf16, torch.float16"),
-    "device": (r"[A-Za-z_/][A-Za-z0-9_:/.\-]{0,127}", "a device: cuda:0, /device:GPU:0, TPU_0"),
+    "dtype": (r"[A-Za-z][A-Za-z0-9_.]{0,40}", "a data type: float32, int64, numpy.uint8"),
+    "device": (r"[A-Za-z_/][A-Za-z0-9_:/.\-]{0,127}", "a device: /dev/sda1, eth0, hci0"),
     "path": (r"""[^\s'"<>|]{1,1024}""", "a file path: /tmp/x.pb, ~/data/train.json"),
     "identifier": (r"[A-Za-z_][A-Za-z0-9_.\-]{0,255}", "a name: jit_train_step, CUDA0"),
     "quoted": (

@@ -14,13 +14,19 @@ install): the first whose records folder holds records, read with the site's set
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
 
-from ..core.lookup import Match, build_index, lookup, record_url
+from ..core.lookup import LookupIndex, Match, build_index, lookup, record_url
+from ..core.records import Catalogue, Record, record_files, related_both_ways
+from ..examples.extract import snippets_in_text
+from ..examples.hardware import load_profile
+from ..examples.spec import CLAIMS, KINDS
+from ..examples.verified import load_verified, verified_path
 from .project import Project, ProjectError, find_conf, open_project
-from ..core.records import Catalogue, Record, record_files
+
 #: At most this many fixes, and characters of the matched text, are shown in a block.
 BLOCK_FIXES = 3
 BLOCK_TEXT = 200
@@ -66,9 +72,13 @@ class Answers:
         self.project = project
         self.root = project.root
         self.base_url = base
-        kinds = project.settings.kinds
-        self.index = build_index(catalogue, {i: self.url(r) for i, r in catalogue.records.items()}, kinds=kinds,
-                                 kind_urls={k.name: f"{self.base_url}{k.page}.html" for k in kinds})
+
+    @functools.cached_property
+    def index(self) -> LookupIndex:
+        """The lookup index, made on the first lookup (``explain`` needs none)."""
+        kinds = self.project.settings.kinds
+        return build_index(self.catalogue, {i: self.url(r) for i, r in self.catalogue.records.items()}, kinds=kinds,
+                           kind_urls={k.name: f"{self.base_url}{k.page}.html" for k in kinds})
 
     @classmethod
     def load(cls, root: str | os.PathLike[str] | None = None, records: str | None = None) -> Answers:
@@ -94,11 +104,35 @@ class Answers:
                 "kind": result.kind.as_json() if result.kind else None}
 
     def explain(self, key: str) -> dict[str, Any] | None:
-        """A record by id, code or alias: its fields, causes, fixes and debugging, and its URL."""
+        """A record by id, code or alias: its fields (and, as its page shows them, the site's by
+        their labels and the source's label), its prose, the records related to it either way,
+        its snippets with what they claim and their status, and its URL."""
         record = self.catalogue.find(key)
         if record is None:
             return None
-        return {**record.as_json(self.project.settings.schema), "url": self.url(record)}
+        schema = self.project.settings.schema
+        related = [self.catalogue.records[i] for i in related_both_ways(self.catalogue)[record.id]]
+        return {**record.as_json(schema), "url": self.url(record), "source_label": schema.source.label_of(record.source),
+                "fields": [{"name": f.name, "label": f.label, "values": [f.label_of(v) for v in record.values(f.name)]}
+                           for f in schema.fields if f.json and record.values(f.name)],
+                "related_records": [{"id": r.id, "code": r.code, "title": r.title, "url": self.url(r)} for r in related],
+                "snippets": self.snippets(record)}
+
+    def snippets(self, record: Record) -> list[dict[str, Any]]:
+        """What each snippet of a record claims and, where the site keeps a result from a machine
+        the build lacks (``.verified.yaml``), its status; the build runs the others."""
+        site = self.project.settings
+        found, _ = snippets_in_text(record.body, record.body_line, path=record.path, record_id=record.id,
+                                    templates=tuple(m.template for m in record.messages), ceilings=site.ceilings,
+                                    hardware=load_profile(site.hardware))
+        verified, _ = load_verified(verified_path(self.root / record.path), record.path)
+        out = []
+        for snippet in found:
+            entry = verified.get(snippet.id)
+            status = f"last verified on {entry.summary()}" if entry else "run by the site's build: its page shows the result"
+            out.append({"id": snippet.id, "kind": snippet.kind, "claim": CLAIMS[snippet.kind], "promise": KINDS[snippet.kind],
+                        "requires": snippet.requires, "status": status, "code": snippet.code})
+        return out
 
     @property
     def list_fields(self) -> list[str]:

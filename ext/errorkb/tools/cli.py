@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import re
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -140,9 +141,9 @@ def cmd_new(args: argparse.Namespace) -> int:
     from .scaffold import field_problems, pick_line, scaffold
 
     fields = {
-        "id": _answer(args, "id", "id, a lower-case slug such as cuda-oom-alloc"),
+        "id": _answer(args, "id", "id, a lower-case slug such as disk-full"),
         "code": _answer(args, "code", "the vendor's code as printed (empty if none)"),
-        "source": _answer(args, "source", "source: who raises it (xla, neuron, pytorch, cuda ...)"),
+        "source": _answer(args, "source", "source: the program or library that prints it, a lower-case slug"),
         "title": _answer(args, "title", "title, a few words"),
     }
     try:
@@ -183,27 +184,35 @@ def cmd_new(args: argparse.Namespace) -> int:
         print(f"Used the last line of the {count}-line paste as the first example.")
     todo_lines = [str(n) for n, line in enumerate(text.split("\n"), 1) if SCAFFOLD_MARKER in line]
     print(f"""Wrote {shown}. Next:
-  1. Check the template (the message with its variable parts as placeholders) and rename each
-     placeholder after what it means, e.g. {{size:size}} -> {{requested:size}}.
-  2. Replace every {SCAFFOLD_MARKER} marker (lines {", ".join(todo_lines)}); add more examples if you have them.
+  1. Check the template (the message with its variable parts as placeholders) and name each
+     placeholder after what it holds rather than its type.
+  2. Fill in what is empty and replace every {SCAFFOLD_MARKER} marker (lines {", ".join(todo_lines)}): values marked
+     as guessed were read from the message; add more examples if you have them.
   3. Run `errorkb check` until it prints no problem, then build the site to read the page.""")
     return 0
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    """Print a record in the terminal, like ``rustc --explain``."""
-    catalogue, _ = _catalogue(args)
-    record = catalogue.find(args.key)
-    if record is None:
-        print(f"errorkb: no error with the id, code or alias {args.key!r}", file=sys.stderr)
+    """Show a record as its page reads: its code and title, summary, the site's fields, its
+    messages, the sections with the fixes in the order to try them, its snippets' claims and
+    statuses, related records, references, and the page's address where the site's URL is known."""
+    from .answers import Answers, base_url
+    from .explain import render
+
+    project = _project(args)
+    catalogue, _ = project.load()
+    answers = Answers(catalogue, project, base_url(project))
+    data = answers.explain(args.key)
+    if data is None:
+        print(_shown(f"errorkb: no error with the id, code or alias {args.key!r}"), file=sys.stderr)
         return 2
-    heading = f"{record.code}: {record.title}" if record.code else record.title
-    print(heading, "=" * len(heading), "", record.summary, "", sep="\n")
-    print("Messages:")
-    for message in record.messages:
-        print(f"  {message.template}")
-    print()
-    print(record.body.strip())
+    if args.json or args.format == "json":
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    width = max(40, min(shutil.get_terminal_size((89, 24)).columns, 101) - 1)
+    text = render(catalogue.find(args.key), data, project.settings, markdown=args.format == "markdown", width=width,
+                  show_code=args.code, addresses=bool(answers.base_url))
+    print("\n".join(map(_shown, text.split("\n"))), end="")
     return 0
 
 
@@ -370,8 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_check)
 
     new = sub.add_parser("new", help="write a new record from one pasted error message")
-    new.add_argument("--id", help="lower-case slug, also the file name: cuda-oom-alloc")
-    new.add_argument("--code", help="the vendor's code as printed (E1000); empty for none")
+    new.add_argument("--id", help="a lower-case slug, also the file name: disk-full")
+    new.add_argument("--code", help="the code as printed (E0425, HTTP 413), if the error has one")
     new.add_argument("--source", help="who raises it, also the folder under the records: a lower-case slug")
     new.add_argument("--title", help="a short title")
     paste = new.add_mutually_exclusive_group()
@@ -379,8 +388,14 @@ def build_parser() -> argparse.ArgumentParser:
     paste.add_argument("--message-file", metavar="FILE", help="read the pasted message from FILE ('-': standard input)")
     new.set_defaults(func=cmd_new)
 
-    explain = sub.add_parser("explain", help="print the record for an id, code or alias")
-    explain.add_argument("key", metavar="ID_OR_CODE")
+    explain = sub.add_parser("explain", help="show the record of an id, code or alias as its page reads",
+                             description=_described(cmd_explain))
+    explain.add_argument("key", metavar="ID_OR_CODE", help="a record's id, one of its codes (quote one with spaces: "
+                         "'HTTP 413') or an alias")
+    explain.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                         help="text for a terminal (the default), markdown (CommonMark), or json (as the MCP server's explain)")
+    explain.add_argument("--json", action="store_true", help="the same as --format json")
+    explain.add_argument("--code", action="store_true", help="show each snippet's code too")
     explain.set_defaults(func=cmd_explain)
 
     lookup = sub.add_parser("lookup", help="find the errors in a pasted message or log", description=_described(cmd_lookup),

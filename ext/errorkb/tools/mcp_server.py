@@ -54,7 +54,7 @@ def build_server(answers: Answers) -> Any:
 
     @server.tool()
     def explain(
-        key: Annotated[str, Field(description="A record's id (torch-cuda-oom), code (E1000) or alias.")],
+        key: Annotated[str, Field(description="A record's id (disk-full), one of its codes as printed (53100, HTTP 413) or an alias.")],
     ) -> dict[str, Any]:
         """A whole record: its fields, messages, causes, fixes in the order to try them, debugging
         steps, references and URL."""
