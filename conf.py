@@ -133,6 +133,9 @@ errorkb_source_labels = {
     "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS",
 }
 
+# The vendors' code catalogues: the site shows which codes have a page and invites the rest.
+errorkb_code_catalogues = {"neuron-compiler": "catalogues/neuron-compiler.yaml", "openxla": "catalogues/openxla.yaml"}
+
 # Absolute URLs (sitemap.xml, canonical links, Open Graph) need the public address of the site.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
 
