@@ -136,6 +136,14 @@ errorkb_source_labels = {
 # The vendors' code catalogues: the site shows which codes have a page and invites the rest.
 errorkb_code_catalogues = {"neuron-compiler": "catalogues/neuron-compiler.yaml", "openxla": "catalogues/openxla.yaml"}
 
+# The weekly link check (make linkcheck, .github/workflows/links.yml): GitHub answers many requests
+# from one address slowly, and anchors in its pages are made by scripts.
+linkcheck_timeout = 30
+linkcheck_workers = 4
+linkcheck_anchors = False
+linkcheck_rate_limit_timeout = 600
+linkcheck_ignore = [r"https?://(localhost|127\.0\.0\.1)"]
+
 # Absolute URLs (sitemap.xml, canonical links, Open Graph) need the public address of the site.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
 
