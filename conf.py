@@ -52,6 +52,7 @@ FRAMEWORKS = {
     "openvino": "OpenVINO", "mindspore": "MindSpore", "cann": "CANN", "torch-npu": "torch_npu",
     "poplar": "Poplar", "poptorch": "PopTorch", "popart": "PopART", "dask": "Dask", "ctranslate2": "CTranslate2",
     "faster-whisper": "faster-whisper", "whisperx": "WhisperX", "argos-translate": "Argos Translate", "peft": "PEFT",
+    "flash-attn": "FlashAttention",
 }
 
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
