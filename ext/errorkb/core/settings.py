@@ -169,7 +169,7 @@ def _code_catalogues(value: dict[Any, Any]) -> dict[str, str]:
     out = {}
     for name, file in value.items():
         if not isinstance(name, str) or not re.match(SLUG, name):
-            raise ValueError(f"errorkb_code_catalogues: {name!r} is not a lower-case slug such as 'neuron-compiler'")
+            raise ValueError(f"errorkb_code_catalogues: {name!r} is not a lower-case slug such as 'sqlstate'")
         path = PurePosixPath(str(file).replace(os.sep, "/"))
         if not isinstance(file, str) or path.is_absolute() or ".." in path.parts or path.suffix not in (".yaml", ".yml"):
             raise ValueError(f"errorkb_code_catalogues[{name!r}] = {file!r} is not a YAML file inside the source folder")
