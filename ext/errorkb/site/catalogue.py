@@ -114,7 +114,7 @@ class CatalogueDirective(SphinxDirective):
         for record in records:
             classes = ["errorkb-row"] + [f"errorkb-f-{f.slug}-{v}" for f in filters for v in record.values(f.name)]
             cells = {
-                "code": nodes.literal(text=", ".join(record.codes) or record.id),
+                "code": nodes.literal(text=", ".join(record.codes)) if record.codes else nodes.Text(""),
                 "error": generated_xref(record.id, self.env.docname, record.title),
                 "message": nodes.literal(text=record.messages[0].template, classes=["errorkb-first-message"]),
             }

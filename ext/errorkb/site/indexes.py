@@ -90,7 +90,7 @@ def _count(n: int) -> str:
 
 def _rows(app: Sphinx, pagename: str, records: list[Record]) -> list[dict[str, str]]:
     docname = settings(app.config).records_dir
-    return [{"code": r.code or r.id, "title": r.title, "summary": r.summary,
+    return [{"code": ", ".join(r.codes), "title": r.title, "summary": r.summary,
              "url": app.builder.get_relative_uri(pagename, f"{docname}/{r.docname}")} for r in records]
 
 
@@ -98,6 +98,7 @@ def by_value(app: Sphinx, field: FieldSpec, value: str, records: list[Record]) -
     pagename = value_page(field, value)
     label = field.label_of(value)
     context = {"field": field.label, "value": value, "label": label, "count": _count(len(records)),
+               "codes": any(r.codes for r in records),
                "others": app.builder.get_relative_uri(pagename, OVERVIEW) + f"#{field.slug}",
                "records": _rows(app, pagename, records)}
     body = app.builder.templates.render("errorkb-by-value.html", context)
