@@ -26,14 +26,17 @@ reads.  ``lookup`` runs one paste:
    ``"error": "...``, nor a class built from it, ``WorkerLostError('...``); any other line
    otherwise.  Mentions are not exact matches.
 4. A record's code, id or alias named in a line is an exact match too, more specific than any
-   template: alone, in a sentence or in a log, but not as the label of a message that a
-   template matched (``torch.OutOfMemoryError: HIP out of memory``); an all-digit code only when
-   the paste is one line.
+   template: alone, in a sentence or in a log, as a token (or the end of a dotted one) or, a
+   code of several words (``HTTP 413``), whole with any blanks between its words; but not as
+   the label of a message that a template matched (``Name: the message``), and an all-digit
+   code only when the paste is one line.
 5. Exact matches rank records named in the paste first, then by specificity (the template's
-   literal characters), then standing (error lines first), then position.  Each record comes
-   once, at its best occurrence in the same order, a template's match before its name and the
-   last occurrence among equals.  When nothing matches exactly, records are ranked by BM25 over
-   their literal words, titles, codes, ids and examples and labelled closest, not exact.
+   literal characters), then standing (error lines first), then position; a record whose
+   best occurrence is a summary line (a message marked ``summary_line``) comes after the
+   others, as *also*.  Each record comes once, at its best occurrence in the same order, a
+   template's match before its name and the last occurrence among equals.  When nothing
+   matches exactly, records are ranked by BM25 over their literal words, titles, codes, ids
+   and examples and labelled closest, not exact.
 6. An exact match by a template carries the values it read, and the record's diagnoses that
    those values meet (``diagnoses.py``).
 
