@@ -14,7 +14,7 @@ from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
 from errorkb.core.lookup import build_index, lookup, whole_words
 from test_lookup import HINTS_AND_QUOTES, log_lines
 from errorkb.core.records import load_catalogue
-from errorkb.core.templates import WORD, build, js_patterns, parse
+from errorkb.core.templates import TYPES, WORD, build, parse
 from lookup_records import CODED, RECORDS, write_records
 from system_tools import require
 
@@ -152,7 +152,7 @@ def test_the_browser_compiles_templates_as_templates_py_does(tmp_path: Path):
               "^Ran out {?of {i:identifier} }memory{? in {s:path}}$", "Failed {?to {x:text} }now: {d:device}{?:x}"]
     compiled = [build(t, *parse(t)) for t in texts]  # the made-up ones need not pass the proof
     proc = subprocess.run([node, "-e", COMPILE_IN_NODE, str(CORE)], capture_output=True, text=True, timeout=60,
-                          input=json.dumps({"templates": texts, "patterns": js_patterns(), "word": WORD.pattern}))
+                          input=json.dumps({"templates": texts, "patterns": {name: [t.pattern, t.narrowed] for name, t in TYPES.items()}, "word": WORD.pattern}))
     assert proc.returncode == 0, proc.stderr
     expected = [[c.js_source, [p.name for p in c.placeholders], [p.type for p in c.placeholders], c.specificity,
                  c.literal_text, list(whole_words(c))] for c in compiled]

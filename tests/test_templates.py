@@ -7,7 +7,8 @@ import pytest
 
 from conftest import ROOT, SITE_SCHEMA
 from errorkb.core.records import load_catalogue
-from errorkb.core.templates import Layout, Placeholder, TemplateError, build, compile_template, parse, parse_size
+from errorkb.core.templates import EDGE, Layout, Placeholder, TemplateError, build, compile_template, parse
+from errorkb.core.values import parse_size
 
 HBM = "Used {used:size} of {capacity:size} hbm. Exceeded hbm capacity by {excess:size}."
 
@@ -133,7 +134,7 @@ def test_layout_takes_and_skips_optional_parts():
     layout = Layout(segments)
     assert [layout.items[j] for j in sorted(layout.after[0])] == ["d ", "e ", "f "]
     assert layout.before[len(layout.items) - 2] == {len(layout.items) - 3}
-    assert layout.after[len(layout.items) - 1] == {None}
+    assert layout.after[len(layout.items) - 1] == {EDGE}
 
 
 # Templates whose matcher could be slower than linear, or could never match: refused with the
@@ -229,7 +230,7 @@ def adversaries(template) -> list[str]:
         if layout.groups[i] is not None and (i == 0 or layout.groups[i - 1] != layout.groups[i]):
             units.append(render(layout.items[:i + 1]))  # the template up to the opening of an optional part
         if not isinstance(item, str):
-            units += [(layout.texts[j] if j is not None else "") + FILLERS[item.type] for j in layout.before[i]]
+            units += [(layout.texts[j] if j is not EDGE else "") + FILLERS[item.type] for j in layout.before[i]]
     return list(dict.fromkeys(units))
 
 

@@ -12,7 +12,7 @@ The condition is an expression of a small language, parsed here to a tree that t
 index ships as data, and that :func:`evaluate` and ``static/errorkb-lookup-core.js`` evaluate alike:
 
 - values by their placeholder's name; numbers (``0.25``, ``4``) and sizes (``512 MiB``,
-  ``2 GiB``, with the units of ``templates.parse_size``);
+  ``2 GiB``, with the units of ``values.parse_size``);
 - ``+ - * /`` and parentheses; a size divided by a size is a number, a size times or divided
   by a number a size;
 - comparisons ``< <= > >= == !=`` between two sizes or two numbers, and ``and``, ``or``,
@@ -40,7 +40,8 @@ from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from .templates import UNIT_FACTORS, PositionedError, Template, Value
+from .templates import PositionedError, Template
+from .values import UNIT_FACTORS, Value
 
 #: Longest condition, and longest message, in characters.
 MAX_TEXT = 400

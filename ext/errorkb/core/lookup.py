@@ -51,7 +51,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from . import diagnoses
 from .gc_pause import gc_paused
 from .matcher import Candidate, LineMatcher, LineWords, keys_for, rank_key, whole_words
-from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, js_patterns, parse, values_of
+from .templates import TYPES, WORD, Template, parse, values_of
+from .values import SIZE_PARTS, UNIT_FACTORS, Value
 
 if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
     from .records import Catalogue, Record
@@ -283,7 +284,7 @@ class LookupIndex:
         for e in self.entries:
             rows[e.record][6].append([e.text, e.key])
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
-        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text, "notices": NOTICES,
+        return {"version": INDEX_VERSION, "patterns": {name: [t.pattern, t.narrowed] for name, t in TYPES.items()}, "text": text, "notices": NOTICES,
                 "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}

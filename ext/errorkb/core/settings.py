@@ -16,7 +16,7 @@ from typing import Any
 
 from .records import MAX_RECORD_BYTES
 from .schema import Schema, SchemaError, schema_from
-from .templates import parse_size
+from .values import parse_size
 
 
 @dataclasses.dataclass(frozen=True)
