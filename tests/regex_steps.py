@@ -6,7 +6,7 @@ backtracking engine does: greedy repeats give characters back one at a time, alt
 tried in order, atomic groups and lookarounds are never re-entered.  Each character compared,
 each assertion tried and each position given back is one step.  It knows the constructs the
 template compiler writes (literals, classes, repeats, groups, atomic groups, lookarounds,
-alternatives, ``^`` and ``$``) and refuses any other.
+alternatives, captures and back-references, ``^`` and ``$``) and refuses any other.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class StepCounter:
     def __init__(self, pattern: str):
         self.steps = 0
         self.spans: list[tuple[int, int]] = []  # of the matches the last count found
+        self.captured: dict[int, tuple[int, int]] = {}  # group -> its span, during a match
         self.match = self._sequence(list(_parser.parse(pattern)))
 
     def count(self, text: str) -> int:
@@ -43,6 +44,7 @@ class StepCounter:
         while at <= len(text):
             self.steps += 1
             ends.clear()
+            self.captured.clear()
             if self.match(text, at, found):
                 self.spans.append((at, ends[0]))
                 at = ends[0] if ends[0] > at else at + 1
@@ -101,7 +103,9 @@ class StepCounter:
                 return i < len(s) and test(s[i]) and k(i + 1)
             return char
         if op is C.SUBPATTERN:
-            return self._sequence(list(av[3]))
+            return self._capture(av[0], self._sequence(list(av[3])))
+        if op is C.GROUPREF:
+            return self._reference(av)
         if op is C.ATOMIC_GROUP:
             inner = self._sequence(list(av))
 
@@ -127,6 +131,38 @@ class StepCounter:
         if op is C.AT:
             return self._at(av)
         raise ValueError(f"the step counter does not know {op} {av}")
+
+    def _capture(self, group: int | None, inner: Node) -> Node:
+        if group is None:
+            return inner
+
+        def capture(s: str, i: int, k: Cont) -> bool:
+            def then(j: int) -> bool:
+                before = self.captured.get(group)
+                self.captured[group] = (i, j)
+                if k(j):
+                    return True
+                if before is None:
+                    del self.captured[group]
+                else:
+                    self.captured[group] = before
+                return False
+            return inner(s, i, then)
+        return capture
+
+    def _reference(self, group: int) -> Node:
+        def reference(s: str, i: int, k: Cont) -> bool:
+            self.steps += 1
+            if group not in self.captured:
+                return False
+            start, end = self.captured[group]
+            for c in s[start:end]:
+                self.steps += 1
+                if i >= len(s) or s[i] != c:
+                    return False
+                i += 1
+            return k(i)
+        return reference
 
     def _assertion(self, positive: bool, direction: int, sub) -> Node:
         inner = self._sequence(list(sub))

@@ -335,7 +335,7 @@ def test_a_message_quoted_as_data_is_still_the_error(index, paste):
 def test_a_code_id_or_alias_finds_its_record_exactly_and_first(index, paste, expected):
     top = lookup(index, paste).matches[0]
     assert (top.record["id"], top.exact) == (expected, True)
-    assert top.text[top.span[0]:top.span[1]].lower() == top.template.lower()
+    assert top.text[top.span[0]:top.span[1]].lower() == top.name.lower()
 
 
 @pytest.mark.parametrize("paste", [

@@ -195,13 +195,18 @@ def test_text_reads_up_to_the_first_copy_of_the_literal_after_it():
     # It does not cross a copy of the literal before it: the match starts at the last one.
     template = compile_template("cudaMalloc{call:text}out of memory")
     m = template.regex.search("cudaMalloc retry cudaMalloc failed: out of memory")
-    assert m.start() == 17 and m.group("p0") == " failed: "
+    assert m.start() == 17 and m.group(template.groups[0]) == " failed: "
 
 
-def test_js_source_is_the_same_pattern_without_python_only_syntax():
+def test_the_pattern_is_written_in_syntax_common_to_python_and_javascript():
     template = compile_template(HBM)
-    assert "(?P<" not in template.js_source and "(?>" not in template.js_source
-    assert template.js_source.count("(?=(") == 3
+    assert "(?P<" not in template.source and "(?>" not in template.source
+    assert template.source.count("(?=(") == 3 and template.groups == (1, 2, 3)
+
+
+def test_a_digit_after_a_placeholder_does_not_extend_its_back_reference():
+    template = compile_template("queue {name:quoted}1 of the device is full")
+    assert template.search("queue 'q'1 of the device is full")["name"].text == "q"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -238,7 +243,7 @@ def adversaries(template) -> list[str]:
 def growth(template) -> float:
     """The largest growth of the steps of a search for every match, 4x the line, over the
     adversaries; the step counter finds the matches that ``re`` finds."""
-    counter = StepCounter(template.py_source)
+    counter = StepCounter(template.source)
     worst = 0.0
     for unit in adversaries(template):
         short, long = ((unit * (n // len(unit) + 1))[:n] for n in (SHORT, LONG))

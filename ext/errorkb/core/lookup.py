@@ -13,10 +13,10 @@ reads.  ``lookup`` runs one paste:
 2. Every line is matched exactly, and, where a line alone gives a template nothing, so is the
    line joined with one space to the line before or after it (a wrapped message), for a match
    that crosses the join.  A template is tried on a line only when the line holds its rarest
-   literal word (lowest document frequency over all templates; the longest literal run where it
-   has no whole word), all its other words and all its literal runs (``matcher.py``, shared with
-   the record checks and the snippet judge); templates are linear (``templates.py``), so the
-   whole search is linear in the paste.  Every occurrence counts.
+   literal word (lowest document frequency over all templates; any line where it has no whole
+   word) and its least likely literal run (``matcher.py``, shared with the record checks and the
+   snippet judge); templates are linear (``templates/``), so the whole search is linear in the
+   paste.  Every occurrence counts.
 3. Each occurrence gets a standing from what precedes it in its line: an *error line* when an
    exception class or status label (``RuntimeError:``, ``RESOURCE_EXHAUSTED:``) or a log level
    (``ERROR``, ``FATAL``, glog's ``E``/``F``) comes before it, or nothing does; a *mention* when,
@@ -50,14 +50,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import diagnoses
 from .gc_pause import gc_paused
-from .matcher import Candidate, LineMatcher, LineWords, keys_for, rank_key, whole_words
-from .templates import TYPES, WORD, Template, parse, values_of
-from .values import SIZE_PARTS, UNIT_FACTORS, Value
+from .matcher import RANK_KEY, Candidate, LineMatcher, LineWords, keys_for, whole_words
+from .templates import WORD, Template
+from .values import SIZE_PARTS, UNIT_FACTORS, Field, Value, values_of
 
 if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
     from .records import Catalogue, Record
 
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 10 * 1024 * 1024
 #: Most lines searched; a paste with more is cut to its last ones.
@@ -70,6 +70,12 @@ SCAN_FROM = 1000
 #: BM25 parameters of the closest-match ranking.
 BM25_K1 = 1.2
 BM25_B = 0.75
+#: Which of a record's occurrences stands for it, the smallest key first (a rank key, as
+#: ``matcher.RANK_KEY``): a template's match (it reads values) before its name, then the most
+#: specific, the error line, and among equals the last one.
+BEST = (("named", 1), ("specificity", -1), ("standing", -1), ("line", -1), ("start", -1), ("order", 1))
+#: The order of the results: records named in the paste first, then as ``matcher.RANK_KEY`` says.
+ORDER = (("record_named", -1), *RANK_KEY)
 
 #: What a result says about the paste; ``{count}`` and ``{limit}`` are numbers with thousands separators.
 NOTICES = {
@@ -180,13 +186,23 @@ _BLANK = re.compile(PATTERNS["blank"])
 
 @dataclasses.dataclass
 class Entry(Candidate):
-    """One template of one record, with the rarest of its words, which short-lists it."""
+    """One template of one record: how it is short-listed and matched, how a match gives its
+    values, and how many examples its message has (the ranking's terms count its literal text
+    once for it and once for each)."""
 
+    fields: tuple[Field, ...] = ()
+    examples: int = 0
     record: int = 0  # index into LookupIndex.records
 
+    @classmethod
+    def of_template(cls, template: Template, key: str | None, examples: int, record: int) -> "Entry":
+        c = Candidate.of(template, key)
+        return cls(c.pieces, c.key, c.run, c.specificity, template.fields, examples, record)
+
     @property
-    def specificity(self) -> int:
-        return self.template.specificity
+    def literal_terms(self) -> collections.Counter[str]:
+        """The BM25 terms of its required literal text (``Template.literal_text``)."""
+        return collections.Counter(terms("".join(self.pieces[1::2])))
 
 
 class Name(NamedTuple):
@@ -215,7 +231,7 @@ class Bm25:
 class LookupIndex:
     records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases, diagnoses
     entries: list[Entry]  # in the order of their records
-    words: list[str]  # per record: the words of its aliases and examples that the ranking reads
+    terms: list[dict[str, int]]  # per record: its BM25 terms beyond those of id, code, title and entries
     report: str | None = None  # the issue form for errors not in the catalogue, if any
 
     def __post_init__(self) -> None:
@@ -252,10 +268,12 @@ class LookupIndex:
     @functools.cached_property
     def bm25(self) -> Bm25:
         """Worked out on the first search that finds no exact match."""
-        parts = [[rec["id"], rec["code"], rec["title"], words] for rec, words in zip(self.records, self.words)]
+        docs = [collections.Counter(terms("\n".join((rec["id"], rec["code"], rec["title"])))) for rec in self.records]
+        for doc, found in zip(docs, self.terms):
+            doc.update(found)
         for entry in self.entries:
-            parts[entry.record].append(parse_literal_text(entry.text))
-        docs = [_term_counts("\n".join(p)) for p in parts]
+            for term, n in entry.literal_terms.items():
+                docs[entry.record][term] += n * (1 + entry.examples)
         lengths = [sum(doc.values()) for doc in docs]
         doc_freq: dict[str, int] = {}
         for doc in docs:
@@ -268,40 +286,46 @@ class LookupIndex:
     def to_json(self) -> dict[str, Any]:
         """The index as shipped to the browser; ``from_json`` reads it back.
 
-        One array per record: ``[id, code, title, url, fixes, words, templates, aliases,
-        diagnoses]``, each template ``[text, key]``, each diagnosis as ``Diagnosis.as_json``.  What can be worked out from the template text (its matcher,
-        placeholder names and types, words, the ranking's term counts) is left out, and of the
-        examples only the words that give terms.  ``patterns`` gives the browser each placeholder
-        type's pattern to compile the templates with, ``text`` the character ranges,
+        One array per record: ``[id, code, title, url, fixes, terms, templates, aliases,
+        diagnoses]``.  Each template is ``[pieces, [[name, type, group], ...], specificity,
+        key, run, examples]``: the fields of an :class:`Entry`; the browser runs the pieces
+        joined as they are.  The record's BM25 document is the terms of its id, code, title,
+        aliases, examples and templates' literal text: ``terms`` is what it holds beyond those of
+        its id, code and title and of each template's literal pieces counted once for the
+        template and once for each of its message's examples (which repeat them), each term
+        once, followed by ``*N`` when it counts N times, N not 1 (negative where an example glues
+        a literal's word to a value).  Each diagnosis is ``Diagnosis.as_json``.  ``text`` gives the character ranges,
         expressions and quotation marks that clean a paste and weigh its lines, ``notices`` what
         a result says about the paste, ``units`` the factors of sizes' units and the units sizes
-        are shown in, ``limits`` and ``bm25`` the numbers above, ``report`` the issue form for
-        an error that is not in the catalogue (or null).
+        are shown in, ``limits``, ``bm25`` and ``rank`` (``BEST`` and ``ORDER``) the rules
+        above, ``report`` the issue form for an error that is not in the catalogue (or null).
         """
-        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, [], rec["aliases"],
+        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], _compact(found), [], rec["aliases"],
                  [d.as_json() for d in rec["diagnoses"]]]
-                for rec, words in zip(self.records, self.words)]
+                for rec, found in zip(self.records, self.terms)]
         for e in self.entries:
-            rows[e.record][6].append([e.text, e.key])
+            rows[e.record][6].append([e.pieces, [list(f) for f in e.fields], e.specificity, e.key, e.run, e.examples])
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
-        return {"version": INDEX_VERSION, "patterns": {name: [t.pattern, t.narrowed] for name, t in TYPES.items()}, "text": text, "notices": NOTICES,
+        return {"version": INDEX_VERSION, "text": text, "notices": NOTICES,
                 "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
-                "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}
+                "bm25": [BM25_K1, BM25_B], "rank": {"best": BEST, "order": ORDER}, "report": self.report,
+                "records": rows}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "LookupIndex":
         """Read an index back; many objects and no cycles, so without the collector's sweeps."""
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
-        records, entries, words = [], [], []
+        records, entries, counts = [], [], []
         with gc_paused():
-            for r, (id_, code, title, url, fixes, record_words, templates, aliases, found) in enumerate(data["records"]):
+            for r, (id_, code, title, url, fixes, found, templates, aliases, made) in enumerate(data["records"]):
                 records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
-                                "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in found]})
-                words.append(record_words)
-                entries += [Entry(text, key, record=r) for text, key in templates]
-            return cls(records, entries, words, data.get("report"))
+                                "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in made]})
+                counts.append(_counted(found))
+                entries += [Entry(tuple(pieces), key, run, specificity, tuple(Field(*f) for f in fields), examples, r)
+                            for pieces, fields, specificity, key, run, examples in templates]
+            return cls(records, entries, counts, data.get("report"))
 
 
 def record_url(record: Record) -> str:
@@ -314,31 +338,37 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
     """Index every template and record of ``catalogue``; ``urls`` maps ids to page URLs,
     ``report`` is the issue form that a paste matching nothing is offered."""
     records: list[dict[str, Any]] = []
-    pending: list[tuple[int, Template, tuple[str, ...]]] = []
-    record_words: list[str] = []
+    pending: list[tuple[int, Template, int, tuple[str, ...]]] = []
+    texts: list[list[str]] = []
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
                         "fixes": [f.title for f in record.fixes[:fixes]], "aliases": [*record.codes[1:], *record.aliases],
                         "diagnoses": diagnoses.of_record(record)})
-        for template in record.templates:
-            pending.append((r, template, whole_words(template)))
-        record_words.append(ranking_words([*record.aliases, *(e.text for message in record.messages for e in message.examples)]))
-    keys = keys_for([words for _, _, words in pending])
-    entries = [Entry(t.text, key, t, record=r) for (r, t, _), key in zip(pending, keys)]
-    return LookupIndex(records, entries, record_words, report)
+        for message, template in zip(record.messages, record.templates):
+            pending.append((r, template, len(message.examples), whole_words(template)))
+        texts.append([*record.aliases, *(e.text for message in record.messages for e in message.examples),
+                      *(t.literal_text for t in record.templates)])
+    keys = keys_for([words for *_, words in pending])
+    entries = [Entry.of_template(t, key, n, r) for (r, t, n, _), key in zip(pending, keys)]
+    counts = [collections.Counter(terms("\n".join(found))) for found in texts]
+    for entry in entries:
+        counts[entry.record].subtract({term: n * (1 + entry.examples) for term, n in entry.literal_terms.items()})
+    return LookupIndex(records, entries, [{t: n for t, n in c.items() if n} for c in counts], report)
 
 
-def parse_literal_text(text: str) -> str:
-    """A template's literal text, as ``Template.literal_text``, without compiling its matcher."""
-    segments, _ = parse(text)
-    return "".join(s for s in segments if isinstance(s, str))
+def _compact(counts: dict[str, int]) -> str:
+    """Term counts as the index ships them: each term once, ``*N`` after one that counts N, N not 1."""
+    return " ".join(term if n == 1 else f"{term}*{n}" for term, n in counts.items())
 
 
-def ranking_words(texts: list[str]) -> str:
-    """The words of ``texts`` that give terms, lower case, in order: ``terms`` of the result
-    are ``terms`` of the texts, and the numbers and punctuation of examples are left out."""
-    return " ".join(word for text in texts for word in (m.lower() for m in _TERM.findall(text)) if terms(word))
+def _counted(compact: str) -> dict[str, int]:
+    """The term counts of :func:`_compact`'s text."""
+    counts = {}
+    for part in compact.split():
+        term, _, n = part.partition("*")
+        counts[term] = int(n or 1)
+    return counts
 
 
 def terms(text: str) -> list[str]:
@@ -351,13 +381,6 @@ def terms(text: str) -> list[str]:
         if "_" in word:
             out += [part for part in word.split("_") if len(part) >= 2 and not part[0].isdigit()]
     return out
-
-
-def _term_counts(text: str) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for term in terms(text):
-        counts[term] = counts.get(term, 0) + 1
-    return dict(sorted(counts.items()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -417,7 +440,7 @@ class Match:
     lines: int = 0  # how many lines the matched text spans (1, or 2 for a wrapped message)
     text: str = ""  # the line (or the two joined lines) that matched
     span: tuple[int, int] = (0, 0)  # the matched part of ``text``
-    template: str = ""  # the template, or the code, id or alias, that matched
+    name: str = ""  # the code, id or alias that matched, for a match by a name
 
     @property
     def diagnoses(self) -> list[dict[str, Any]]:
@@ -474,16 +497,21 @@ class Hit:
     match: re.Match[str] | None = None  # the template's match, for its values
     name: str = ""
 
+    def key(self, rule: tuple[tuple[str, int], ...], named: set[int]) -> tuple[int, ...]:
+        """The hit's key by ``rule`` (``BEST``, ``ORDER``); ``named``: the records named in the paste."""
+        fields = {"named": self.named, "record_named": self.record in named, "specificity": self.specificity,
+                  "standing": self.standing, "line": self.line, "start": self.span[0], "order": self.order}
+        return tuple(sign * fields[name] for name, sign in rule)
+
 
 def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     """Records with a template that matches a line or two adjacent lines joined, or whose code,
     id or alias a line names, ranked (see the module's docstring)."""
-    words = LineWords(paste.lines)
-    holding = words.holding(index.keys)  # key -> the lines that hold it
-    matcher = LineMatcher(paste.lines, words, SCAN_FROM)
+    holding = LineWords(paste.lines).holding(index.keys)  # key -> the lines that hold it
+    matcher = LineMatcher(paste.lines, SCAN_FROM)
     short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
     for e in index.always:
-        short_listed[e] = matcher.lines_holding(index.entries[e].runs[0])
+        short_listed[e] = matcher.lines_holding(index.entries[e].run)
     hits = []
     for e, found in short_listed.items():
         entry = index.entries[e]
@@ -572,32 +600,18 @@ def _quoted_in_prose(text: str) -> bool:
 
 
 def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
+    """Each record at its best occurrence (``BEST``), in the order of ``ORDER``."""
+    named = {h.record for h in hits if h.named}
     best: dict[int, Hit] = {}
-    named: set[int] = set()
     for h in hits:
-        if h.named:
-            named.add(h.record)
-        if h.record not in best or _strength(h) > _strength(best[h.record]):
+        if h.record not in best or h.key(BEST, named) < best[h.record].key(BEST, named):
             best[h.record] = h
-    ordered = sorted(best.values(), key=lambda h: (h.record not in named, *rank_key(h.specificity, h.standing, h.line,
-                                                                                   h.span[0], h.order)))
     matches = []
-    for h in ordered:
-        if h.match is not None:
-            entry = index.entries[h.order]
-            values = values_of(entry.template, h.match)
-            template = entry.text
-        else:
-            values, template = {}, h.name
+    for h in sorted(best.values(), key=lambda h: h.key(ORDER, named)):
+        values = values_of(index.entries[h.order].fields, h.match) if h.match is not None else {}
         matches.append(Match(index.records[h.record], True, float(h.specificity), values,
-                             h.line, h.lines, h.text, h.span, template))
+                             h.line, h.lines, h.text, h.span, h.name))
     return matches
-
-
-def _strength(h: Hit) -> tuple[bool, int, int, int, int, int]:
-    """Which of a record's occurrences stands for it: a template's match (it reads values) before
-    its name, then the best, the last one among equals."""
-    return (not h.named, h.specificity, h.standing, h.line, h.span[0], -h.order)
 
 
 def closest(index: LookupIndex, lines: list[str]) -> list[Match]:

@@ -695,7 +695,7 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
 
     def rank(found: tuple[int, matcher.Found]) -> tuple[int, ...]:  # without the template's place: a tie is a clash
         k, (line, _, _, m) = found
-        return matcher.rank_key(filed[k].template.specificity, 0, line, m.start(), 0)
+        return matcher.rank_key(filed[k].specificity, 0, line, m.start(), 0)
 
     for record in records.values():
         for i, message in enumerate(record.messages):
@@ -708,6 +708,6 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
                 clashes = {k for k, hit in others if own is None or rank((k, hit)) <= own}
                 key = f"messages[{i}].examples[{j}]"
                 problems += [Problem(record.path, record.line_of(key),
-                                     f"{key} is also matched by {owners[k].id}'s template {filed[k].text!r}, "
+                                     f"{key} is also matched by {owners[k].id}'s template {filed.templates[k].text!r}, "
                                      "which ranks as high as its own") for k in sorted(clashes)]
     return problems

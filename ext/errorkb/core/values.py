@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 UNIT_FACTORS = {
     "b": 1, "byte": 1, "bytes": 1,
@@ -67,3 +67,22 @@ class Value:
         if self.number is not None:
             out["bytes" if self.type == "size" else "value"] = json_number(self.number)
         return out
+
+
+class Field(NamedTuple):
+    """A placeholder as a match gives its value: its name, type and capturing group."""
+
+    name: str
+    type: str
+    group: int
+
+
+def values_of(fields: tuple[Field, ...], m: re.Match[str]) -> dict[str, Value]:
+    """The values of a template's match; a placeholder of an optional part that the line does
+    not hold has none."""
+    values = {}
+    for name, type_, group in fields:
+        raw = m.group(group)
+        if raw is not None:
+            values[name] = Value.parse(type_, raw)
+    return values

@@ -83,11 +83,12 @@ def _first_wrong(message: str, parts: list[_Part]) -> int | None:
     except TemplateError as exc:
         columns = [s.column for s in segments if isinstance(s, Placeholder)]
         return columns.index(exc.column) if exc.column in columns else len(parts) - 1
-    m = build(text, segments, whole_line).regex.search(message)
+    template = build(text, segments, whole_line)
+    m = template.regex.search(message)
     if m is None:
         return len(parts) - 1
-    for i, part in enumerate(parts):
-        if m.span(f"p{i}") != (part.start, part.end):
+    for i, (part, group) in enumerate(zip(parts, template.groups)):
+        if m.span(group) != (part.start, part.end):
             return i
     return None
 

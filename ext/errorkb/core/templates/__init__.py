@@ -11,7 +11,7 @@ when the line holds it.  One module per step:
 - :mod:`.layout`: what can come before and after each part, optional parts taken or skipped;
 - :mod:`.linearity`: the proof that the matcher is linear (and can match), or the refusal;
 - :mod:`.catch_all`: templates that would match almost anything, refused;
-- :mod:`.writer`: the Python and JavaScript regular expressions;
+- :mod:`.writer`: the regular expression, the same in Python and JavaScript;
 - :mod:`.template`: the compiled :class:`Template`, and :func:`compile_template`.
 
 The values a template reads are :mod:`errorkb.core.values`.  Nothing here imports Sphinx.
@@ -22,8 +22,8 @@ from .grammar import OptionalPart, Placeholder, PositionedError, Segment, Templa
 from .layout import EDGE, Layout
 from .linearity import prove_linear
 from .placeholders import TYPES
-from .template import MAX_LINE, WORD, Template, build, compile_template, values_of
+from .template import MAX_LINE, WORD, Template, build, compile_template
 
 __all__ = ["COMMON_WORDS", "EDGE", "MAX_LINE", "MIN_LITERAL", "TYPES", "WORD", "Layout", "OptionalPart", "Placeholder",
            "PositionedError", "Segment", "Template", "TemplateError", "build", "compile_template", "parse",
-           "prove_linear", "refuse_catch_all", "values_of"]
+           "prove_linear", "refuse_catch_all"]

@@ -1,4 +1,4 @@
-"""A compiled template: its parts, its two matchers, and what every line it matches holds."""
+"""A compiled template: its parts, its matcher, and what every line it matches holds."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import functools
 import re
 from typing import Any
 
-from ..values import Value
+from ..values import Field, Value, values_of
 from .catch_all import refuse_catch_all
 from .grammar import Placeholder, Segment, parse, placeholders
 from .layout import EDGE, Layout
@@ -27,13 +27,18 @@ class Template:
     text: str
     segments: tuple[Segment, ...]
     whole_line: bool
-    py_source: str
-    js_source: str
+    pieces: tuple[str, ...]  # its regular expression, cut around its required literal text (see ``writer``)
+    groups: tuple[int, ...]  # the capturing group of each placeholder
+
+    @property
+    def source(self) -> str:
+        """The regular expression, the same in Python and JavaScript."""
+        return "".join(self.pieces)
 
     @functools.cached_property
     def regex(self) -> re.Pattern[str]:
-        """The Python matcher, compiled on first use: compiling is most of a catalogue's load time."""
-        return re.compile(self.py_source)
+        """The matcher, compiled on first use: compiling is most of a catalogue's load time."""
+        return re.compile(self.source)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle without the compiled matcher (unpickling would compile it again)."""
@@ -43,6 +48,11 @@ class Template:
     def placeholders(self) -> list[Placeholder]:
         """Every placeholder, those of optional parts included, in order."""
         return placeholders(self.segments)
+
+    @property
+    def fields(self) -> tuple[Field, ...]:
+        """Each placeholder's name, type and capturing group, as a match gives its values."""
+        return tuple(Field(p.name, p.type, g) for p, g in zip(self.placeholders, self.groups))
 
     @property
     def literal_text(self) -> str:
@@ -83,30 +93,19 @@ class Template:
         m = self.regex.search(line[:MAX_LINE])
         if not m:
             return None
-        return values_of(self, m)
+        return values_of(self.fields, m)
 
     def matches(self, line: str) -> bool:
         return self.regex.search(line[:MAX_LINE]) is not None
 
 
-def values_of(template: Template, m: re.Match[str]) -> dict[str, Value]:
-    """The values of a match of ``template``'s matcher; a placeholder of an optional part that
-    the line does not hold has none."""
-    values = {}
-    for i, ph in enumerate(template.placeholders):
-        raw = m.group(f"p{i}")
-        if raw is not None:
-            values[ph.name] = Value.parse(ph.type, raw)
-    return values
-
-
 def build(text: str, segments: tuple[Segment, ...], whole_line: bool) -> Template:
-    """The template with its matchers, unchecked (see :func:`compile_template`)."""
+    """The template with its matcher, unchecked (see :func:`compile_template`)."""
     return Template(text, segments, whole_line, *write(segments, whole_line))
 
 
 def compile_template(text: str) -> Template:
-    """Parse ``text``, prove its matcher linear, and build its Python and JavaScript matchers.
+    """Parse ``text``, prove its matcher linear, and write it.
 
     Raises :class:`~.grammar.TemplateError` for a template that cannot be parsed, could make
     the search slower than linear, or would match almost anything.

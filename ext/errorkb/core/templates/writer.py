@@ -1,9 +1,11 @@
-"""The regex writer: one template, as a Python and a JavaScript regular expression.
+"""The regex writer: one template as one regular expression, the same in Python and in
+JavaScript (with the ``u`` flag): the lookup index ships it to the browser as it is.
 
-A placeholder is an atomic group named after it, and so is an optional part, taken whenever it
-matches: Python's ``(?>...)``, JavaScript's ``(?=(...))\\N`` (a lookahead is never re-entered,
-and the back-reference takes what it read).  Literals and the placeholders' patterns are
-written in the common subset of both languages (JavaScript with the ``u`` flag).
+Every placeholder is atomic, and so is every optional part, taken whenever it matches: written
+``(?=(...))(?:\\N)``, a lookahead that is never re-entered and a back-reference that takes what
+it read (Python's ``(?>...)`` has no JavaScript twin).  The back-reference is wrapped so that a
+digit after it cannot extend its number.  Literals and the placeholders' patterns are written
+in the common subset of both languages.
 """
 
 from __future__ import annotations
@@ -68,33 +70,31 @@ def item_patterns(layout: Layout, whole_line: bool) -> list[str]:
     return out
 
 
-def write(segments: tuple[Segment, ...], whole_line: bool) -> tuple[str, str]:
-    """The template's Python and JavaScript regular expressions."""
+def write(segments: tuple[Segment, ...], whole_line: bool) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The template's regular expression, cut around its required literal text: every second
+    piece, from the second on, is the pattern of a literal that every match holds (what the
+    lookup's ranking reads); and the capturing group of each placeholder."""
     layout = Layout(segments)
     patterns = item_patterns(layout, whole_line)
-    py_parts: list[str] = []
-    js_parts: list[str] = []
-    index = 0  # placeholders so far: Python's group p{index}
-    groups = 0  # JavaScript's capturing groups so far
+    pieces = ["^[ \\t]*" if whole_line else ""]
+    groups: list[int] = []
+    count = 0  # capturing groups so far
     opened = 0  # the open optional part's group
     for i, item in enumerate(layout.items):
         if layout.opens(i):
-            groups += 1
-            opened = groups
-            py_parts.append("(?>(?:")
-            js_parts.append("(?=((?:")
+            count += 1
+            opened = count
+            pieces[-1] += "(?=((?:"
         if isinstance(item, Placeholder):
-            groups += 1
-            py_parts.append(f"(?P<p{index}>(?>{patterns[i]}))")
-            js_parts.append(f"(?=({patterns[i]}))\\{groups}")
-            index += 1
+            count += 1
+            groups.append(count)
+            pieces[-1] += f"(?=({patterns[i]}))(?:\\{count})"
+        elif layout.groups[i] is None:
+            pieces += [patterns[i], ""]
         else:
-            py_parts.append(patterns[i])
-            js_parts.append(patterns[i])
+            pieces[-1] += patterns[i]
         if layout.closes(i):
-            py_parts.append(")?)")
-            js_parts.append(f")?))\\{opened}")
-    py_source, js_source = "".join(py_parts), "".join(js_parts)
+            pieces[-1] += f")?))(?:\\{opened})"
     if whole_line:
-        py_source, js_source = f"^[ \\t]*{py_source}[ \\t]*$", f"^[ \\t]*{js_source}[ \\t]*$"
-    return py_source, js_source
+        pieces[-1] += "[ \\t]*$"
+    return tuple(pieces), tuple(groups)
