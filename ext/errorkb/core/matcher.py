@@ -56,11 +56,6 @@ def keys_for(words: Sequence[Sequence[str]]) -> list[str | None]:
 RANK_KEY = (("specificity", -1), ("standing", -1), ("line", 1), ("start", 1), ("order", 1))
 
 
-def rank_key(specificity: int, standing: int, line: int, start: int, order: int) -> tuple[int, ...]:
-    """A match's key by :data:`RANK_KEY`."""
-    fields = {"specificity": specificity, "standing": standing, "line": line, "start": start, "order": order}
-    return tuple(sign * fields[name] for name, sign in RANK_KEY)
-
 
 @dataclasses.dataclass
 class Candidate:

@@ -23,7 +23,8 @@ from .layout import EDGE, Layout
 from .linearity import prove_linear
 from .placeholders import TYPES
 from .template import MAX_LINE, WORD, Template, build, compile_template
+from .writer import escape
 
 __all__ = ["COMMON_WORDS", "EDGE", "MAX_LINE", "MIN_LITERAL", "TYPES", "WORD", "Layout", "OptionalPart", "Placeholder",
-           "PositionedError", "Segment", "Template", "TemplateError", "build", "compile_template", "parse",
+           "PositionedError", "Segment", "Template", "TemplateError", "build", "compile_template", "escape", "parse",
            "prove_linear", "refuse_catch_all"]

@@ -16,7 +16,7 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  const INDEX_VERSION = 5;  // lookup.INDEX_VERSION: the format this script reads
+  const INDEX_VERSION = 6;  // lookup.INDEX_VERSION: the format this script reads
   const MENTION = 0, OTHER = 1, ERROR = 2;  // standings (lookup.MENTION ...)
   const NON_ASCII = /[^\x00-\x7f]/;  // lower-casing such a line could change its words: done word by word
 
@@ -125,7 +125,10 @@
     });
     const keys = new Set(byKey.keys());
     for (const key of byNameWord.keys()) keys.add(key);
-    return { records: records, terms: terms, templates: templates, rx: rx,
+    const kinds = data.kinds.map(function (k) {
+      return { name: k[0], title: k[1], url: k[2], matcher: k[3] ? new RegExp(k[3], "giu") : null, records: new Set(k[4]) };
+    });
+    return { kinds: kinds, records: records, terms: terms, templates: templates, rx: rx,
       limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], rank: data.rank,
       report: data.report, notices: data.notices, factors: data.units.factors, shown: data.units.shown,
       byKey: byKey, always: always, names: names, byNameWord: byNameWord, keys: keys, bm25: null };
@@ -241,9 +244,25 @@
     if (index.rx.blank.test(paste)) return { matches: [], notices: [notice(index, "empty")] };
     if (looksBinary(index, paste)) return { matches: [], notices: [notice(index, "binary")] };
     const norm = normalise(index, paste);
-    let matches = exactMatches(index, norm);
-    if (!matches.length) matches = closest(index, norm.lines);
-    return { matches: matches.slice(0, top), notices: norm.notices };
+    const matches = exactMatches(index, norm);
+    if (matches.length) return { matches: matches.slice(0, top), notices: norm.notices, kind: null };
+    const kind = classify(index.kinds, norm.lines.join("\n"));
+    return { matches: closest(index, norm.lines, kind ? kind.records : null).slice(0, top), notices: norm.notices,
+      kind: kind ? { name: kind.name, title: kind.title, url: kind.url } : null };
+  }
+
+  // The kind a paste looks like: the most of its cues, each counted once; else the kind without
+  // cues (triage.py: classify).
+  function classify(kinds, text) {
+    let best = null;
+    let most = 0;
+    for (const kind of kinds) {
+      if (!kind.matcher) continue;
+      const found = new Set();
+      for (const m of text.matchAll(kind.matcher)) found.add(m[0].toLowerCase().split(/\s+/).filter(Boolean).join(" "));
+      if (found.size > most) { best = kind; most = found.size; }
+    }
+    return best || kinds.find(function (k) { return !k.matcher; }) || null;
   }
 
   // The words of a line, lower case, ASCII letters only (matcher.LineWords).
@@ -314,8 +333,12 @@
     }
     const exact = hits.filter(function (h) { return h.standing > MENTION; });
     const matched = new Set();
-    for (const h of exact) for (let k = h.line; k < h.line + h.lines; k++) matched.add(k);
-    for (const [i, names] of named) nameHits(index, paste, i, names, matched.has(i), exact);
+    const spans = new Map();  // line -> what one-line template matches cover: [start, end, record]
+    for (const h of exact) {
+      for (let k = h.line; k < h.line + h.lines; k++) matched.add(k);
+      if (h.lines === 1) spans.set(h.line, (spans.get(h.line) || []).concat([[h.span[0], h.span[1], h.record]]));
+    }
+    for (const [i, names] of named) nameHits(index, paste, i, names, matched.has(i), spans.get(i) || [], exact);
     return rank(index, exact);
   }
 
@@ -337,7 +360,7 @@
     function hit(first, count, text, m) {
       hits.push({ record: index.templates[e].r, line: first, lines: count, text: text,
         span: [m.index, m.index + m[0].length], standing: standing(index, paste, first, text, m.index),
-        named: false, specificity: entry.specificity, order: e, m: m });
+        named: false, specificity: entry.specificity, order: e, m: m, fields: entry.fields.length });
     }
     for (const i of new Set(shortListed)) {
       const text = lines[i];
@@ -361,8 +384,8 @@
   }
 
   // The names that line i writes as a token or as the end of a dotted one; on a matched line,
-  // not one that labels the message ("Name:") (lookup._name_hits).
-  function nameHits(index, paste, i, names, matched, hits) {
+  // not one that labels the message ("Name:"), nor one inside another record's match (lookup._name_hits).
+  function nameHits(index, paste, i, names, matched, covered, hits) {
     const wanted = new Set(names.map(function (n) { return n.folded; }));
     const text = paste.lines[i];
     for (const m of text.matchAll(index.rx.token)) {
@@ -375,11 +398,13 @@
           for (const name of index.names.get(tail)) {
             if (name.digits && !oneLine(paste)) continue;
             const start = m.index + at;
+            const end = m.index + m[0].length;
+            if (covered.some(function (c) { return c[0] <= start && end <= c[1] && c[2] !== name.record; })) continue;
             let specificity = 0;
             for (const c of name.text) if (!/\s/.test(c)) specificity += 1;
             hits.push({ record: name.record, line: i, lines: 1, text: text, span: [start, m.index + m[0].length],
               standing: Math.max(OTHER, standing(index, paste, i, text, start)), named: true, specificity: specificity,
-              order: index.templates.length + name.record, m: null, name: name.text });
+              order: index.templates.length + name.record, m: null, name: name.text, fields: 0 });
           }
         }
         const dot = token.indexOf(".", at);
@@ -433,16 +458,22 @@
   // A hit's key by a rule of the index's rank (Hit.key); named: the records named in the paste.
   function keyOf(h, rule, named) {
     const fields = { named: h.named ? 1 : 0, record_named: named.has(h.record) ? 1 : 0, specificity: h.specificity,
-      standing: h.standing, line: h.line, start: h.span[0], order: h.order };
+      standing: h.standing, line: h.line, start: h.span[0], order: h.order, fields: h.fields };
     return rule.map(function (r) { return r[1] * fields[r[0]]; });
   }
 
-  // Each record at its best occurrence, in the index's order (lookup._rank).
+  // One match per record, best first; a message is the exact answer of one record only: each
+  // record at its best occurrence, read by its fullest match there, in the index's order; a
+  // record whose best occurrence shares a line with a better-ranked record's follows the exact
+  // answers, marked `also` (lookup._rank).
   function rank(index, hits) {
     const named = new Set();
     for (const h of hits) if (h.named) named.add(h.record);
     const best = new Map();
+    const ofRecord = new Map();
     for (const h of hits) {
+      if (!ofRecord.has(h.record)) ofRecord.set(h.record, []);
+      ofRecord.get(h.record).push(h);
       const prev = best.get(h.record);
       if (!prev || compareKeys(keyOf(h, index.rank.best, named), keyOf(prev, index.rank.best, named)) < 0) {
         best.set(h.record, h);
@@ -451,20 +482,42 @@
     const ordered = Array.from(best.values()).sort(function (a, b) {
       return compareKeys(keyOf(a, index.rank.order, named), keyOf(b, index.rank.order, named));
     });
-    return ordered.map(function (h) {
+    const exact = [];
+    const also = [];
+    const claimed = new Set();
+    for (const h of ordered) {
+      let shared = false;
+      for (let k = h.line; k < h.line + h.lines; k++) if (claimed.has(k)) shared = true;
+      for (let k = h.line; k < h.line + h.lines; k++) claimed.add(k);
+      const reading = fullest(index, h, ofRecord.get(h.record), named);
       const values = {};
-      if (h.m) {
-        for (const [name, type, group] of index.templates[h.order].fields) {
-          const raw = h.m[group];
+      if (reading.m) {
+        for (const [name, type, group] of index.templates[reading.order].fields) {
+          const raw = reading.m[group];
           if (raw !== undefined) values[name] = parseValue(index, type, raw);
         }
       }
-      return {
-        record: index.records[h.record], exact: true, score: h.specificity, values: values,
-        line: h.line, lines: h.lines, text: h.text, span: h.span,
+      (shared ? also : exact).push({
+        record: index.records[h.record], exact: !shared, also: shared, score: h.specificity, values: values,
+        line: h.line, lines: h.lines, text: h.text, span: reading.span,
         diagnoses: diagnose(index, index.records[h.record].diagnoses, values),
-      };
-    });
+      });
+    }
+    return exact.concat(also);
+  }
+
+  // Of a record's template matches over the same text as h, the one that reads the most values
+  // (lookup._fullest).
+  function fullest(index, h, hits, named) {
+    if (!h.m) return h;
+    let chosen = null;
+    let key = null;
+    for (const o of hits) {
+      if (!o.m || o.line !== h.line || o.lines !== h.lines || !(o.span[0] < h.span[1] && h.span[0] < o.span[1])) continue;
+      const k = keyOf(o, index.rank.fullest, named);
+      if (chosen === null || compareKeys(k, key) < 0) { chosen = o; key = k; }
+    }
+    return chosen;
   }
 
   // BM25 terms (lookup.terms).
@@ -483,14 +536,16 @@
     return out;
   }
 
-  // BM25 over the records' terms, labelled closest, not exact (lookup.closest).
-  function closest(index, lines) {
+  // BM25 over the records' terms (of the records among, or all), labelled closest, not exact
+  // (lookup.closest).
+  function closest(index, lines, among) {
     const bm = bm25Of(index);
     const set = new Set();
     for (const line of lines) for (const t of terms(index, line)) set.add(t);
     const query = Array.from(set).sort();
     const scores = [];
     bm.docs.forEach(function (doc, r) {
+      if (among && !among.has(r)) return;
       const norm = index.k1 * (1 - index.b + index.b * bm.lengths[r] / bm.avgdl);
       let score = 0.0;
       for (const term of query) {
@@ -501,8 +556,8 @@
     });
     scores.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
     return scores.map(function (s) {
-      return { record: index.records[s[1]], exact: false, score: Math.round(s[0] * 10000) / 10000,
-        values: {}, line: null, lines: 0, text: "", span: [0, 0], template: "", diagnoses: [] };
+      return { record: index.records[s[1]], exact: false, also: false, score: Math.round(s[0] * 10000) / 10000,
+        values: {}, line: null, lines: 0, text: "", span: [0, 0], diagnoses: [] };
     });
   }
 
@@ -547,7 +602,7 @@
     for (const name of Object.keys(m.values)) values[name] = valueJson(m.values[name]);
     const found = m.line !== null;
     return { id: m.record.id, code: m.record.code || null, title: m.record.title, score: m.score,
-      exact: m.exact, values: values, url: m.record.url,
+      exact: m.exact, also: m.also, values: values, url: m.record.url,
       line: found ? m.line + 1 : null, lines: m.lines,
       span: found ? [chars(m.text, m.span[0]), chars(m.text, m.span[1])] : null,
       text: found ? m.text : null, diagnoses: m.diagnoses };
