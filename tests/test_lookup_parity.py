@@ -157,7 +157,9 @@ def test_same_answers_on_the_project_catalogue(tmp_path: Path):
 
 
 SAMPLES = {"size": "2.00 GiB", "int": "1,024", "float": "1e-3", "hex": "0x7f", "shape": "[8, 1024]", "dtype": "bf16",
-           "device": "cuda:0", "path": "/tmp/x.pb", "identifier": "jit_step", "quoted": "'q'", "text": "some text"}
+           "device": "cuda:0", "path": "/tmp/x.pb", "identifier": "jit_step", "ref": "feature/login-2.x",
+           "url": "https://example.com/a?b=1#c", "status": "503", "quoted": "‘q’", "bracketed": "<module>",
+           "text": "some text"}
 
 
 def rendered(template) -> list[str]:
@@ -185,7 +187,8 @@ def test_the_browser_runs_each_template_s_pattern_as_python_does(tmp_path: Path)
               "Out of memory: {a:size} free.{? Process {p:int} has {o:size} in use.}{? {x:size} allowed;} Of {t:text}all",
               "Killed process {p:int}{? ({n:identifier})} total-vm:{vm:int}kB{?, anon-rss:{rss:int}kB}",
               "^Ran out {?of {i:identifier} }memory{? in {s:path}}$", "Failed {?to {x:text} }now: {d:device}{?:x}",
-              "queue {name:quoted}1 of {n:int}0x{h:hex} is full"]
+              "queue {name:quoted}1 of {n:int}0x{h:hex} is full",
+              "push to {u:url} of {r:ref} answered {s:status} {b:bracketed}: {why:text}, then {more:text}"]
     compiled = [build(t, *parse(t)) for t in dict.fromkeys(texts)]
     lines += [line for c in compiled for line in rendered(c)]
     expected = [[[[list(m.span()), [m.group(g) for g in c.groups]] for m in c.regex.finditer(line)] for line in lines]

@@ -51,7 +51,7 @@ MAX_DEPTH = 24
 SIZE_UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "KB", "MB", "GB", "TB", "PB", "B")
 SHOWN_UNITS = (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
 #: What a placeholder type is to the language: sizes, numbers, or text (only named, never computed on).
-KINDS = {"size": "size", "int": "number", "float": "number"}
+KINDS = {"size": "size", "int": "number", "float": "number", "status": "number"}
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>[0-9]+(?:\.[0-9]+)?)(?:[ \t]?(?P<unit>" + "|".join(SIZE_UNITS) + r")(?![A-Za-z0-9_]))?"

@@ -51,11 +51,11 @@ class Value:
     def parse(cls, type_: str, text: str) -> "Value":
         if type_ == "size":
             return cls(type_, text, parse_size(text))
-        if type_ == "int":
+        if type_ in ("int", "status"):
             return cls(type_, text, float(text.replace(",", "")))
         if type_ == "float":
             return cls(type_, text, float(text))
-        if type_ == "quoted":
+        if type_ in ("quoted", "bracketed"):
             return cls(type_, text[1:-1])
         return cls(type_, text)
 

@@ -22,6 +22,7 @@ from ..core.templates import Placeholder, TemplateError, build, parse, prove_lin
 _SIZE_UNIT = r"(?:[KMGTPE]i?B|[KMGTPE]|[kmgt]i?b|bytes|byte|B)"
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quoted", re.compile(r"""(?<!\w)(?:'[^'\n]{1,512}'|"[^"\n]{1,512}"|`[^`\n]{1,512}`)(?!\w)""")),
+    ("url", re.compile(r"""(?<![\w.+-])[A-Za-z][A-Za-z0-9+.\-]{0,31}://[^\s'"<>]*[^\s'"<>.,;:)\]]""")),
     ("path", re.compile(r"(?<![^\s'\"(=:])(?:~|\.{1,2})?/[^\s'\"<>|]*[^\s'\"<>|.,;:)\]]")),
     ("hex", re.compile(r"(?<![\w.])0[xX][0-9a-fA-F]{1,32}(?!\w)")),
     ("shape", re.compile(r"\[ ?[0-9?]+(?: ?[,x*] ?[0-9?]+)* ?,? ?\]|\( ?[0-9?]+(?: ?, ?[0-9?]+)+ ?,? ?\)")),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .placeholders import TEXT, TYPES
+from .placeholders import TYPES
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}")
 # Where parsing looks next: a doubled (literal) brace first, then a single one.
@@ -146,9 +146,6 @@ def parse(text: str) -> tuple[tuple[Segment, ...], bool]:
         if ph.name in seen:
             raise TemplateError(f"placeholder name {ph.name!r} is used twice", ph.column)
         seen.add(ph.name)
-    texts = [ph for ph in placeholders(segments) if ph.type == TEXT]
-    if len(texts) > 1:
-        raise TemplateError("at most one {…:text} placeholder per template", texts[1].column)
     if not any(isinstance(s, str) and s.strip() for s in segments):
         raise TemplateError("a template needs some literal text")
     return segments, whole_line

@@ -6,7 +6,7 @@ parts.  Every placeholder is atomic: from a given position it yields one value o
 never re-entered to try a shorter one.  So is every optional part: it is taken whenever it
 matches where it stands, and never given back to try the line without it.  A ``text``
 placeholder reads up to the first place where a literal that can follow it, or another copy of
-the template's first literal, begins.
+the template's first literal, begins, or to the end of the line.
 
 A search tries the expression at every position of the line.  With atomic placeholders and
 optional parts the only choices left are how many blanks a literal's blank run takes, and
@@ -31,7 +31,8 @@ stand there, with the optional parts between them taken or skipped (:class:`.Lay
    characters, and each copy of a literal is reached by a bounded number of attempts.
    ``text`` stops before any copy of the template's first literal instead: the runs that
    overlap one of its runs all belong to attempts that started before it and still span it,
-   and by the same count only a bounded number of attempts span a given character.
+   and by the same count only a bounded number of attempts span a given character.  That holds
+   for each ``text`` of a template, and for one that ends it and reads to the end of the line.
 3. *Two placeholders are never adjacent*, and *no blank run follows another*, whichever
    optional parts are taken: a second blank run, or a second placeholder, right after the
    first could share its characters in as many ways as the run is long.
@@ -109,8 +110,6 @@ def _placeholder_is_linear(layout: Layout, i: int, ph: Placeholder, whole_line: 
     if any(isinstance(layout.items[j], Placeholder) for j in layout.next_items(i)):
         raise TemplateError(f"{name} must be separated by literal text from the placeholder that can follow it "
                             "(an optional part taken or skipped)", ph.column)
-    if ph.type == TEXT and EDGE in layout.after[i]:
-        raise TemplateError(f"{name} must be followed by literal text: it reads up to that text", ph.column)
     if EDGE in layout.before[i] and not whole_line:
         raise TemplateError(
             f"{name} starts the template, so a search would run it from every character of a line; "

@@ -29,7 +29,7 @@ class PlaceholderType:
 _SIZE_UNITS = r"(?:[KMGTPE]i?B|[KMGTPE]|[kmgt]i?b|[KMGTPE]iB|bytes|byte|B)"
 
 #: ``text``: the stops (the literals that can follow it, a copy of the template's first literal)
-#: are filled in as ``{stops}``; with none, it reads to the end of the line.
+#: are filled in as ``{stops}``; with none, the lookahead goes and it reads to the end of the line.
 TEXT = "text"
 
 TYPES: dict[str, PlaceholderType] = {
@@ -63,11 +63,27 @@ TYPES: dict[str, PlaceholderType] = {
         r"[A-Za-z_][A-Za-z0-9_.\-]{0,255}", "a name: jit_train_step, CUDA0",
         256, "[A-Za-z_]", r"[A-Za-z0-9_.\-]", r"[A-Za-z0-9_.\-]",
         narrowed=r"[A-Za-z_](?:(?!{stop})[A-Za-z0-9_.\-]){0,255}"),
+    "ref": PlaceholderType(
+        r"[A-Za-z0-9_][A-Za-z0-9_./\-]{0,255}", "a name with slashes, dots or dashes: feature/login, origin/main, v1.2-rc",
+        256, "[A-Za-z0-9_]", r"[A-Za-z0-9_./\-]", r"[A-Za-z0-9_./\-]",
+        narrowed=r"[A-Za-z0-9_](?:(?!{stop})[A-Za-z0-9_./\-]){0,255}"),
+    "url": PlaceholderType(
+        r"""[A-Za-z][A-Za-z0-9+.\-]{0,31}://[^\s'"<>]{1,2048}""", "an address: https://example.com/a?b=1, s3://bucket/key",
+        2083, "[A-Za-z]", r"""[^\s'"<>]""", r"""[^\s'"<>]"""),
+    "status": PlaceholderType(
+        r"[1-5][0-9]{2}(?![0-9])", "an HTTP status code: 404, 503",
+        3, "[1-5]", "[0-9]", "[0-9]"),
     "quoted": PlaceholderType(
-        r"""'[^'\n]{0,512}'|"[^"\n]{0,512}"|`[^`\n]{0,512}`""", "text in quotes: 'u8[1024]{0}'",
-        514, """['"`]""", r"[^\n]", delimited=True),
+        r"""'[^'\n]{0,512}'|"[^"\n]{0,512}"|`[^`\n]{0,512}`|‘[^’\n]{0,512}’|“[^”\n]{0,512}”""",
+        "text in quotes, straight or curly: 'u8[1024]{0}', ‘main’",
+        514, """['"`‘“]""", r"[^\n]", delimited=True),
+    "bracketed": PlaceholderType(
+        r"\([^()\n]{0,512}\)|\[[^\[\]\n]{0,512}\]|\{[^{}\n]{0,512}\}|<[^<>\n]{0,512}>",
+        "text in brackets: (most recent call last), [rank0], {0: 1}, <module>",
+        514, r"[(\[{<]", r"[^\n]", delimited=True),
     TEXT: PlaceholderType(
-        r"(?:(?!{stops})[^\n]){0,512}", "any text up to the literal after it (at most one per template, never last)",
+        r"(?:(?!{stops})[^\n]){0,512}",
+        "any text (up to 512 characters) up to the literal after it, or to the end of the line",
         512, r"[^\n]", r"[^\n]"),
 }
 

@@ -59,7 +59,7 @@ def item_patterns(layout: Layout, whole_line: bool) -> list[str]:
             following = [literals[j] for j in layout.next_items(i)]
             first = literals.get(0) if i > 0 else None
             stops = [_not_inside_blanks(p) for p in (*following, first) if p]
-            pattern = TYPES[TEXT].pattern.replace("{stops}", "|".join(stops))
+            pattern = TYPES[TEXT].pattern.replace("(?!{stops})", f"(?!{'|'.join(stops)})" if stops else "")
             # The blanks in front belong to the literal (or line start) before it: a text starting
             # inside them would be tried again from each.
             blank_before = any(literals[j].endswith(BLANKS) for j in layout.previous_items(i) if j in literals) \

@@ -599,9 +599,9 @@
   // A placeholder's value (values.Value.parse).
   function parseValue(index, type, text) {
     if (type === "size") return { type: type, text: text, number: parseSize(index, text) };
-    if (type === "int") return { type: type, text: text, number: Number(text.replace(/,/g, "")) };
+    if (type === "int" || type === "status") return { type: type, text: text, number: Number(text.replace(/,/g, "")) };
     if (type === "float") return { type: type, text: text, number: Number(text) };
-    if (type === "quoted") return { type: type, text: text.slice(1, -1), number: null };
+    if (type === "quoted" || type === "bracketed") return { type: type, text: text.slice(1, -1), number: null };
     return { type: type, text: text, number: null };
   }
 
