@@ -177,6 +177,10 @@ def test_linear_templates_are_accepted(text):
     ("out of memory", "words (out, of, memory) are common"),
     ("Error: failed to allocate {n:size}", "words (error, failed, to, allocate) are common"),
     ("^Error$", "words (error) are common"),
+    ("^Traceback (most recent call last):$", "words (traceback, most, recent, call, last) are common"),
+    ("^During handling of the above exception, another exception occurred:$", "are common in any log"),
+    ("^Done$", "words (done) are common"),
+    ("^INFO: finished$", "words (info, finished) are common"),
     ("[({n:int})] --> <<{m:int}>>", "holds no word"),
 ])
 def test_templates_that_match_almost_anything_are_refused(text, reason):
@@ -184,7 +188,8 @@ def test_templates_that_match_almost_anything_are_refused(text, reason):
         compile_template(text)
 
 
-@pytest.mark.parametrize("text", ["^Killed$", "^已杀死$", "exit code 137", "HIP error: out of memory", "OOMKilled"])
+@pytest.mark.parametrize("text", ["^Killed$", "^已杀死$", "exit code 137", "HIP error: out of memory", "OOMKilled",
+                                  "^Aborted (core dumped)$", "^Segmentation fault$", "^Bus error$", "^MemoryError$"])
 def test_short_but_specific_templates_are_accepted(text):
     compile_template(text)
 
