@@ -228,7 +228,7 @@ class Entry(Candidate):
     values, and how many examples its message has (the ranking's terms count its literal text
     once for it and once for each)."""
 
-    fields: tuple[Field, ...] = ()
+    placeholders: str = ""  # each one's name, type and group, all separated by spaces
     examples: int = 0
     record: int = 0  # index into LookupIndex.records
     text: str = ""  # the template, where the index was built from records (not shipped)
@@ -236,7 +236,15 @@ class Entry(Candidate):
     @classmethod
     def of_template(cls, template: Template, key: str | None, examples: int, record: int) -> "Entry":
         c = Candidate.of(template, key)
-        return cls(c.pieces, c.key, c.run, c.specificity, template.fields, examples, record, template.text)
+        placeholders = " ".join(f"{f.name} {f.type} {f.group}" for f in template.fields)
+        return cls(c.pieces, c.key, c.run, c.specificity, placeholders, examples, record, template.text)
+
+    @functools.cached_property
+    def fields(self) -> tuple[Field, ...]:
+        """How a match gives its values (read on first use: an index of thousands loads at every
+        ``errorkb lookup --index``)."""
+        parts = self.placeholders.split()
+        return tuple(Field(name, type_, int(group)) for name, type_, group in zip(parts[::3], parts[1::3], parts[2::3]))
 
     @property
     def literal_terms(self) -> collections.Counter[str]:
@@ -346,26 +354,27 @@ class LookupIndex:
         """The index as shipped to the browser; ``from_json`` reads it back.
 
         One array per record: ``[id, code, title, url, fixes, terms, templates, aliases,
-        diagnoses]``.  Each template is ``[pieces, [[name, type, group], ...], specificity,
-        key, run, examples]``: the fields of an :class:`Entry`; the browser runs the pieces
-        joined as they are.  The record's BM25 document is the terms of its id, code, title,
-        aliases, examples and templates' literal text: ``terms`` is what it holds beyond those of
-        its id, code and title and of each template's literal pieces counted once for the
-        template and once for each of its message's examples (which repeat them), each term
-        once, followed by ``*N`` when it counts N times, N not 1 (negative where an example glues
-        a literal's word to a value).  Each diagnosis is ``Diagnosis.as_json``.  ``text`` gives
-        the character ranges, expressions and quotation marks that clean a paste and weigh its
-        lines, ``notices`` what a result says about the paste, ``kinds`` the kinds of error a
-        paste without an exact match is told apart as (name, title, URL, cues, records),
-        ``units`` the factors of sizes' units and the units sizes are shown in, ``limits``,
-        ``bm25`` and ``rank`` (``BEST``, ``ORDER``, ``FULLEST``) the rules above, ``report`` the issue form
-        for an error that is not in the catalogue (or null).
+        diagnoses]``.  Each template is ``[pieces, placeholders, specificity, key, run,
+        examples]``: the fields of an :class:`Entry`; the browser runs the pieces joined, as
+        they are.  The record's BM25 document is the terms of its id, code, title,
+        aliases, examples and templates' literal text: ``terms`` is what it holds beyond those
+        of its id, code and title and of each template's literal text (every second piece),
+        counted once for the template and once for each of its message's examples
+        (which repeat it): each term once, followed by ``*N`` when it counts N times, N not 1
+        (negative where an example glues a literal's word to a value).  Each diagnosis is
+        ``Diagnosis.as_json``.  ``text`` gives the character ranges, expressions and quotation
+        marks that clean a paste and weigh its lines, ``notices`` what a result says about the
+        paste, ``kinds`` the kinds of error a paste without an exact match is told apart as
+        (name, title, URL, cues, records), ``units`` the factors of sizes' units and the units
+        sizes are shown in, ``limits``, ``bm25`` and ``rank`` (``BEST``, ``ORDER``,
+        ``FULLEST``) the rules above, ``report`` the issue form for an error that is not in the
+        catalogue (or null).
         """
         rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], _compact(found), [], rec["aliases"],
                  [d.as_json() for d in rec["diagnoses"]]]
                 for rec, found in zip(self.records, self.terms)]
         for e in self.entries:
-            rows[e.record][6].append([e.pieces, [list(f) for f in e.fields], e.specificity, e.key, e.run, e.examples])
+            rows[e.record][6].append([list(e.pieces), e.placeholders, e.specificity, e.key, e.run, e.examples])
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
         kinds = [[k.name, k.title, k.url, k.pattern, sorted(k.records)] for k in self.kinds]
         return {"version": INDEX_VERSION, "text": text, "notices": NOTICES, "kinds": kinds,
@@ -386,8 +395,8 @@ class LookupIndex:
                 records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
                                 "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in made]})
                 counts.append(_counted(found))
-                entries += [Entry(tuple(pieces), key, run, specificity, tuple(Field(*f) for f in fields), examples, r)
-                            for pieces, fields, specificity, key, run, examples in templates]
+                entries += [Entry(pieces, key, run, specificity, placeholders, examples, r)
+                            for pieces, placeholders, specificity, key, run, examples in templates]
             kinds = [Triage(name, title, url, pattern, frozenset(rs)) for name, title, url, pattern, rs in data["kinds"]]
             return cls(records, entries, counts, data.get("report"), kinds)
 

@@ -62,7 +62,7 @@ class Candidate:
     """A template as the short-lister and the line matcher know it; the lookup index ships these
     fields as they are."""
 
-    pieces: tuple[str, ...]  # its regular expression, cut around its required literal text (Template.pieces)
+    pieces: Sequence[str]  # its regular expression, cut around its required literal text (Template.pieces)
     key: str | None  # the rarest of its whole words, lower case; None: found by ``run`` alone
     run: str  # its least likely literal run (:func:`rarest_run`): every line it matches holds it
     specificity: int

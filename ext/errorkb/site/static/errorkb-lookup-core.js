@@ -70,8 +70,7 @@
   }
 
   // One array per record: [id, code, title, url, fixes, terms, templates, aliases, diagnoses];
-  // each template [pieces, [[name, type, group], ...], specificity, key, run, examples]
-  // (LookupIndex.from_json).
+  // each template [pieces, placeholders, specificity, key, run, examples] (LookupIndex.from_json).
   function prepare(data) {
     if (!data || data.version !== INDEX_VERSION) {
       throw new Error("not an errorkb lookup index of version " + INDEX_VERSION);
@@ -97,8 +96,8 @@
         diagnoses: row[8] });
       terms.push(row[5]);
       for (const tpl of row[6]) {
-        templates.push({ r: r, pieces: tpl[0], fields: tpl[1], specificity: tpl[2], key: tpl[3], run: tpl[4],
-          examples: tpl[5], regex: null });
+        templates.push({ r: r, pieces: tpl[0], placeholders: tpl[1], specificity: tpl[2], key: tpl[3], run: tpl[4],
+          examples: tpl[5], regex: null, fields: null });
       }
     });
     const byKey = new Map();
@@ -134,10 +133,16 @@
       byKey: byKey, always: always, names: names, byNameWord: byNameWord, keys: keys, bm25: null };
   }
 
-  // Compiled on first use: a search compiles only the templates it short-lists (Candidate.regex).
+  // Compiled on first use: a search compiles only the templates it short-lists (Candidate.regex,
+  // Entry.fields): the pieces joined, and each placeholder's [name, type, group].
   function compiled(index, e) {
     const tpl = index.templates[e];
-    if (!tpl.regex) tpl.regex = new RegExp(tpl.pieces.join(""), "gu");
+    if (!tpl.regex) {
+      tpl.regex = new RegExp(tpl.pieces.join(""), "gu");
+      const parts = tpl.placeholders.split(" ").filter(Boolean);
+      tpl.fields = [];
+      for (let k = 0; k < parts.length; k += 3) tpl.fields.push([parts[k], parts[k + 1], Number(parts[k + 2])]);
+    }
     return tpl;
   }
 
