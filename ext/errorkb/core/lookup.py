@@ -381,8 +381,7 @@ class LookupIndex:
                 "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "rank": {"best": BEST, "order": ORDER, "fullest": FULLEST},
-                "report": self.report,
-                "records": rows}
+                "report": self.report, "records": rows}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "LookupIndex":
@@ -443,7 +442,7 @@ def _compact(counts: dict[str, int]) -> str:
 
 def _counted(compact: str) -> dict[str, int]:
     """The term counts of :func:`_compact`'s text."""
-    counts = {}
+    counts: dict[str, int] = {}
     for part in compact.split():
         term, _, n = part.partition("*")
         counts[term] = int(n or 1)
@@ -519,7 +518,7 @@ class Match:
     lines: int = 0  # how many lines the matched text spans (1, or 2 for a wrapped message)
     text: str = ""  # the line (or the two joined lines) that matched
     span: tuple[int, int] = (0, 0)  # the matched part of ``text``
-    template: str = ""  # the template (where the index was built from records), or the code, id or alias, that matched
+    template: str = ""  # the code, id or alias, or the template (in an index built from records), that matched
     also: bool = False  # a template matched, but a more specific record's matched the same lines
 
     @property
@@ -582,7 +581,8 @@ class Hit:
     fields: int = 0  # the template's placeholders
 
     def key(self, rule: tuple[tuple[str, int], ...], named: set[int]) -> tuple[int, ...]:
-        """The hit's key by ``rule`` (``BEST``, ``ORDER``); ``named``: the records named in the paste."""
+        """The hit's key by ``rule`` (``BEST``, ``ORDER``, ``FULLEST``); ``named``: the records named
+        in the paste."""
         fields = {"named": self.named, "record_named": self.record in named, "specificity": self.specificity,
                   "standing": self.standing, "line": self.line, "start": self.span[0], "order": self.order,
                   "fields": self.fields}

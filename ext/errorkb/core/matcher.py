@@ -56,7 +56,6 @@ def keys_for(words: Sequence[Sequence[str]]) -> list[str | None]:
 RANK_KEY = (("specificity", -1), ("standing", -1), ("line", 1), ("start", 1), ("order", 1))
 
 
-
 @dataclasses.dataclass
 class Candidate:
     """A template as the short-lister and the line matcher know it; the lookup index ships these
@@ -81,7 +80,6 @@ class Filed(Sequence[Candidate]):
     """Templates filed by their keys, once, to be searched for in many texts (:func:`find`)."""
 
     def __init__(self, templates: Sequence[Template]):
-        self.templates = templates
         keys = keys_for([whole_words(t) for t in templates])
         self.candidates = [Candidate.of(t, key) for t, key in zip(templates, keys)]
         self.by_key: dict[bytes, list[int]] = {}
