@@ -20,7 +20,6 @@ from typing import Any, Generic, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from . import matcher
 from .diagnoses import problems_of as diagnosis_problems
 from .markdown import Heading, outline
 from .schema import SLUG, Schema
