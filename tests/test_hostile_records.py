@@ -231,3 +231,52 @@ def test_an_interrupted_build_leaves_the_last_site_and_the_next_build_succeeds(p
     assert "Demo device ran out, again" in (site / "errors.json").read_text(encoding="utf-8")
     assert {p.relative_to(site) for p in site.rglob("*") if p.is_file()} >= set(before)
     assert sorted(p.name for p in site.parent.iterdir()) == ["doctrees", "html"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Second round: numbers a record declares are bounded
+
+
+#: The probe's diagnosis: a 310-digit number of bytes, beyond what a float holds.
+HUGE_DIAGNOSIS = "  - when: n > " + "9" * 310 + " B\n    say: More than there is\n    fix: 1\n"
+
+
+def with_diagnosis(diagnosis: str) -> str:
+    return record_text().replace("{requested:size}", "{n:size}").replace(
+        "related: []", "related: []\ndiagnoses:\n" + diagnosis.rstrip("\n"))
+
+
+def test_a_diagnosis_naming_a_310_digit_number_is_refused_at_its_line(project) -> None:
+    text = with_diagnosis(HUGE_DIAGNOSIS)
+    project.add_record(text)
+    project.add_record(record_text(id="demo-other", code="DEMO2").replace("could not allocate", "could not map"),
+                       id="demo-other")
+    message = (f"{RECORD}:{line_of(text, 'when:')}: diagnoses[0].when: {'9' * 40}... is more than "
+               "9,007,199,254,740,992 bytes, the most a condition may name (at character 5)")
+    checked = errorkb(project, "check")
+    assert checked.returncode == 1 and checked.stdout.splitlines() == [message], checked.stdout + checked.stderr
+    looked = errorkb(project, "lookup", "DemoError: could not map 2.00 GiB on device 0")
+    assert looked.returncode == 0, looked.stderr
+    assert "1 problem(s) in the records (see 'errorkb check')" in looked.stderr and "Traceback" not in looked.stderr
+    built = project.build()
+    assert built.returncode == 1 and message.replace(": diagnoses", ": ERROR: diagnoses") in built.stderr
+    assert "Traceback" not in built.stderr
+
+
+@pytest.mark.parametrize(("field", "complaint"), [
+    ("checked: {date: 2026-13-45, against: {PyTorch: '2.9'}}", "invalid YAML: '2026-13-45' is not a date: month must be in 1..12"),
+    ("checked: {date: 2026-11-24 25:00:00, against: {PyTorch: '2.9'}}", "is not a date: hour must be in 0..23"),
+    ("checked: {date: 2026-11-24, against: {PyTorch: " + "9" * 5000 + "}}",
+     f"invalid YAML: '{'9' * 40}...' is not a number a record may hold (from -9,007,199,254,740,992 to 9,007,199,254,740,992)"),
+    ("diagnoses: [{when: n > 1 GiB, say: Big, fix: 1" + "0" * 30 + "}]", "is not a number a record may hold"),
+], ids=["month-13", "hour-25", "5000-digits", "fix-beyond-2**53"])
+def test_a_front_matter_value_python_cannot_hold_is_refused_at_its_line(project, field: str, complaint: str) -> None:
+    text = record_text().replace("{requested:size}", "{n:size}").replace("related: []", f"related: []\n{field}")
+    project.add_record(text)
+    line = line_of(text, field[:12])
+    checked = errorkb(project, "check")
+    assert checked.returncode == 1 and "Traceback" not in checked.stderr, checked.stderr
+    assert any(out.startswith(f"{RECORD}:{line}: ") and complaint in out for out in checked.stdout.splitlines()), checked.stdout
+    built = project.build()
+    assert built.returncode == 1 and "Traceback" not in built.stderr
+    assert f"{RECORD}:{line}: ERROR: " in built.stderr and complaint in built.stderr

@@ -29,9 +29,39 @@ from .templates import Template, TemplateError, compile_template
 T = TypeVar("T")
 
 try:  # the C loader is several times faster where libyaml is present
-    _Loader: type = yaml.CSafeLoader
+    _SafeLoader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+    _SafeLoader = yaml.SafeLoader
+
+#: The largest number a record may hold either way: the largest whole number that JSON readers
+#: such as JavaScript hold exactly.
+MAX_NUMBER = 2**53
+
+
+class Loader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """Safe YAML in which a scalar that reads as no value Python holds (``2026-13-45``, a number
+    of 5,000 digits, one beyond :data:`MAX_NUMBER`) is a YAML error at its line, not an exception."""
+
+
+def _bounded(construct: Callable[[Any, yaml.ScalarNode], Any]) -> Callable[[Any, yaml.ScalarNode], Any]:
+    def constructor(loader: Any, node: yaml.ScalarNode) -> Any:
+        shown = repr(node.value if len(node.value) <= 40 else node.value[:40] + "...")
+        try:
+            value = construct(loader, node)
+        except (ValueError, OverflowError) as exc:
+            if node.tag.endswith(":timestamp"):
+                raise yaml.constructor.ConstructorError(None, None, f"{shown} is not a date: {exc}",
+                                                        node.start_mark) from None
+            value = None
+        if value is None or isinstance(value, (int, float)) and not -MAX_NUMBER <= value <= MAX_NUMBER:
+            raise yaml.constructor.ConstructorError(None, None, f"{shown} is not a number a record may hold "
+                                                    f"(from -{MAX_NUMBER:,} to {MAX_NUMBER:,})", node.start_mark)
+        return value
+    return constructor
+
+
+for _tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"):
+    Loader.add_constructor(_tag, _bounded(Loader.yaml_constructors[_tag]))
 
 ALIAS = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 URL = r"^https?://\S+$"
@@ -372,7 +402,7 @@ def _too_deep(front: str) -> int | None:
         return None
     depth = 0
     try:
-        for event in yaml.parse(front, Loader=_Loader):
+        for event in yaml.parse(front, Loader=Loader):
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_DEPTH:
@@ -424,7 +454,7 @@ def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list
 def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Problem]]:
     """Load YAML, recording the line of every field (file lines: the '---' is line 1)."""
     try:
-        node = yaml.compose(front, Loader=_Loader)
+        node = yaml.compose(front, Loader=Loader)
     except yaml.YAMLError as exc:
         return None, {}, [Problem(shown, _yaml_error_line(exc), f"invalid YAML: {_yaml_reason(exc)}")]
     if node is None:
@@ -435,7 +465,7 @@ def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Probl
     if problems:
         return None, lines, problems
     try:
-        data = yaml.load(front, Loader=_Loader)
+        data = yaml.load(front, Loader=Loader)
     except yaml.YAMLError as exc:  # e.g. an unknown tag
         mark = getattr(exc, "problem_mark", None)
         return None, lines, [Problem(shown, mark.line + 2 if mark else 2, f"invalid YAML: {_yaml_reason(exc)}")]

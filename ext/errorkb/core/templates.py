@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import re
 from typing import Any
 
@@ -379,9 +380,8 @@ def parse_size(text: str) -> float | None:
     if not m:
         return None
     factor = UNIT_FACTORS.get(m.group(2).lower())
-    if factor is None:
-        return None
-    return round(float(m.group(1).replace(",", ".")) * factor)
+    size = float(m.group(1).replace(",", ".")) * factor if factor is not None else math.inf
+    return round(size) if math.isfinite(size) else None
 
 
 def parse(text: str) -> tuple[tuple[Segment, ...], bool]:
