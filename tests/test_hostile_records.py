@@ -280,3 +280,46 @@ def test_a_front_matter_value_python_cannot_hold_is_refused_at_its_line(project,
     built = project.build()
     assert built.returncode == 1 and "Traceback" not in built.stderr
     assert f"{RECORD}:{line}: ERROR: " in built.stderr and complaint in built.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Second round: what is not a regular file is never read
+
+
+def test_a_fifo_or_a_link_to_dev_zero_among_the_records_is_refused_unread(project) -> None:
+    project.add_record()
+    os.mkfifo(project.root / "errors/demo/demo-fifo.md")
+    (project.root / "errors/demo/demo-zero.md").symlink_to("/dev/zero")
+    expected = ["errors/demo/demo-fifo.md:1: not read: it is a FIFO, not a file",
+                "errors/demo/demo-zero.md:1: not read: it is a symbolic link to a character device, not a file"]
+    checked = errorkb(project, "check")
+    assert checked.returncode == 1 and checked.stdout.splitlines() == expected, checked.stdout + checked.stderr
+    built = project.build()
+    assert built.returncode == 1
+    for line in expected:
+        assert line.replace(": not read", ": ERROR: not read") in built.stderr, built.stderr
+
+
+def test_a_fifo_or_a_device_among_the_guides_is_refused_unread(project) -> None:
+    project.add_record()
+    os.mkfifo(project.root / "docs-fifo.md")
+    (project.root / "docs-zero.md").symlink_to("/dev/zero")
+    guide = "# Guide\n\nA picture ![p](picture.png) and a {download}`file <data.bin>`.\n"
+    project.write("guide.md", guide)
+    for name in ("picture.png", "data.bin"):
+        os.mkfifo(project.root / name)
+    project.write("index.md", "# Demo\n\n```{toctree}\n:glob:\n\nguide\nerrors/*/*\n```\n")
+    checked = errorkb(project, "check")
+    assert checked.returncode == 1, checked.stderr
+    assert checked.stdout.splitlines() == ["docs-fifo.md:1: not read: it is a FIFO, not a file",
+                                           "docs-zero.md:1: not read: it is a symbolic link to a character device, not a file"]
+    built = project.build()
+    assert built.returncode != 0
+    for fragment in ("docs-fifo.md:1: ERROR: docs-fifo.md is a FIFO, not a file; it is not read",
+                     "docs-zero.md:1: ERROR: docs-zero.md is a symbolic link to a character device, not a file; it is not read",
+                     "guide.md:3: ERROR: picture.png is a FIFO, not a file; it is not published",
+                     "guide.md:3: ERROR: data.bin is a FIFO, not a file; it is not published"):
+        assert fragment in built.stderr, (fragment, built.stderr)
+    lenient = sphinx(project)
+    assert lenient.returncode == 0, lenient.stderr
+    assert "A picture" in (project.out / "guide.html").read_text(encoding="utf-8")

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from . import matcher
 from .diagnoses import problems_of as diagnosis_problems
 from .markdown import Heading, outline
+from .reading import Refused, not_a_file, read_file
 from .schema import SLUG, Schema
 from .templates import Template, TemplateError, compile_template
 
@@ -315,9 +316,11 @@ def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(
             size = path.stat().st_size
             if size > max_bytes:
                 raise fail(1, _too_large(size, max_bytes))
-            raw = path.read_bytes()
+            raw = read_file(path, max_bytes)
         except OSError as exc:
             raise fail(1, f"cannot read the file: {exc.strerror}") from None
+        except Refused as exc:
+            raise fail(1, f"not read: {exc}") from None
         try:
             text = raw.decode("utf-8-sig")  # as Sphinx reads sources: a leading BOM is dropped
         except UnicodeDecodeError as exc:
@@ -619,7 +622,8 @@ class Catalogue:
 
 
 def record_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*/*.md") if p.is_file())
+    """The files at a record's place, ``<source>/<id>.md``: FIFOs and devices too, to be refused."""
+    return sorted(p for p in folder.glob("*/*.md") if p.exists() and not p.is_dir())
 
 
 def stray_files(folder: Path) -> list[Path]:
@@ -636,8 +640,8 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
     """Load every record; return what loaded and every problem found, files in order.
 
     A Markdown file elsewhere than ``<folder>/<source>/<id>.md`` is reported, as no record is
-    read from it.  A record file that is a symbolic link leading out of ``root`` (or of ``folder`` without a
-    root) is refused unread.  With ``cache``, a file whose bytes are unchanged reuses its
+    read from it.  A record file that is not a regular file (a FIFO, a device), or a symbolic link
+    leading out of ``root`` (or of ``folder`` without a root), is refused unread.  With ``cache``, a file whose bytes are unchanged reuses its
     record instead of being parsed and checked again; ``cache`` is updated to the files just
     loaded.  The checks across records always run.
     """
@@ -648,6 +652,10 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
     problems += [Problem(_link_path(path, root), 1, f"not read as a record: records are {folder.name}/<source>/<id>.md")
                  for path in stray_files(folder)]
     for path in record_files(folder):
+        kind = not_a_file(path)
+        if kind is not None:
+            problems.append(Problem(_link_path(path, root), 1, f"not read: it is {kind}, not a file"))
+            continue
         if leaves(path, root or folder):
             problems.append(Problem(_link_path(path, root), 1, "a symbolic link to a file outside the source folder; "
                                     "put the record itself here"))
@@ -703,8 +711,8 @@ def _load_cached(path: Path, schema: Schema, root: Path | None, cache: RecordCac
     try:
         if path.stat().st_size > max_bytes:
             return load()  # refuses it, unread
-        digest = hashlib.blake2b(path.read_bytes(), digest_size=16, key=schema.fingerprint.encode()).hexdigest()
-    except OSError:
+        digest = hashlib.blake2b(read_file(path, max_bytes), digest_size=16, key=schema.fingerprint.encode()).hexdigest()
+    except (OSError, Refused):
         return load()  # reports the error
     hit = cache.get(str(path))
     record = hit[1] if hit is not None and hit[0] == digest else load()

@@ -1,7 +1,8 @@
 """What a page may publish: files of the source folder only, and no raw HTML in a record.
 
 Whatever path leads out of the source folder (a page that is a symbolic link, an included
-file, an image or a download, symbolic links followed) is refused, and so is any raw output
+file, an image or a download, symbolic links followed) is refused, and so is a page, image or
+download that is not a regular file (a FIFO, a device: reading it would never end), and any raw output
 in a record's page (an HTML block or an inline tag in the prose, the ``raw`` directive, raw
 HTML in an ``eval-rst`` block) unless ``errorkb_allow_raw_html`` is set.  Each refusal is an
 error at the file and line it comes from, and what was refused is left out of the page, so
@@ -21,6 +22,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from .config import settings
+from ..core.reading import not_a_file
 
 logger = logging.getLogger(__name__)
 
@@ -46,15 +48,20 @@ def _is_record(app: Sphinx, docname: str) -> bool:
     return settings(app.config).is_record_page(docname)
 
 
-def drop_pages_from_outside(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
-    """``env-before-read-docs``: a page whose file leads out of the source folder is not read."""
+def drop_pages_not_to_read(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
+    """``env-before-read-docs``: a page whose file is not a regular file, or leads out of the
+    source folder, is not read."""
     srcdir = Path(env.srcdir)
     for docname in sorted(env.found_docs):
         path = env.doc2path(docname)
-        if _inside(path, srcdir):
+        shown = Path(path).relative_to(srcdir).as_posix()
+        kind = not_a_file(Path(path))
+        if kind is not None:
+            _refuse(f"{shown} is {kind}, not a file; it is not read", (docname, 1))
+        elif not _inside(path, srcdir):
+            _refuse(f"{shown} is a symbolic link to a file outside the source folder; it is not published", (docname, 1))
+        else:
             continue
-        _refuse(f"{Path(path).relative_to(srcdir).as_posix()} is a symbolic link to a file outside the source "
-                "folder; it is not published", (docname, 1))
         env.found_docs.discard(docname)
         if docname in docnames:
             docnames.remove(docname)
@@ -92,8 +99,13 @@ def _why_refused(app: Sphinx, docname: str, node: nodes.Element, srcdir: Path) -
                 (docname, _line_naming(env, docname, Path(source).name)))
     uri = node.get("uri") if isinstance(node, nodes.image) else \
         node.get("reftarget") if isinstance(node, addnodes.download_reference) else None
-    if uri and _local(uri) and not _inside(env.relfn2path(uri, docname)[1], srcdir):
-        return f"{uri} leads outside the source folder; it is not published", node
+    if uri and _local(uri):
+        path = env.relfn2path(uri, docname)[1]
+        if not _inside(path, srcdir):
+            return f"{uri} leads outside the source folder; it is not published", node
+        kind = not_a_file(Path(path))
+        if kind is not None:
+            return f"{uri} is {kind}, not a file; it is not published", node
     if isinstance(node, nodes.raw) and _is_record(app, docname) and not settings(app.config).allow_raw_html:
         what = "raw HTML" if node.get("format") == "html" else f"raw {node.get('format')} output"
         return f"{what} is not allowed in a record ({ALLOW_RAW})", node
@@ -119,5 +131,5 @@ def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
 
 def setup_containment(app: Sphinx) -> None:
     app.connect("builder-inited", lambda app: _resolved.cache_clear())  # a file may have become a link
-    app.connect("env-before-read-docs", drop_pages_from_outside)
+    app.connect("env-before-read-docs", drop_pages_not_to_read)
     app.connect("doctree-read", check_doctree, priority=400)
