@@ -47,8 +47,8 @@ from .templates import UNIT_FACTORS, PositionedError, Template, Value
 MAX_TEXT = 400
 #: Deepest nesting of a condition's tree.
 MAX_DEPTH = 24
-#: The largest number, or size in bytes, a condition may name: the largest whole number that
-#: Python's and JavaScript's floats both hold exactly (8 PiB as a size).
+#: The largest number, or size in bytes, a condition (or any field of a record) may name: the
+#: largest whole number that Python's and JavaScript's floats both hold exactly (8 PiB as a size).
 MAX_NUMBER = 2**53
 #: Units that a size in a condition may have, and those sizes are shown in (largest first).
 SIZE_UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "KB", "MB", "GB", "TB", "PB", "B")
@@ -222,9 +222,9 @@ class _Parser:
         if kind in ("number", "size"):
             value = float(text) if kind == "number" else parse_quantity(text)
             if value > MAX_NUMBER:
+                shown = text if len(text) <= 40 else text[:40] + "..."
                 unit = " bytes" if kind == "size" else ""
-                raise DiagnosisError(f"{text if len(text) <= 40 else text[:40] + '...'} is more than {MAX_NUMBER:,}{unit}, the most a condition may name",
-                                     column)
+                raise DiagnosisError(f"{shown} is more than {MAX_NUMBER:,}{unit}, the most a condition may name", column)
             return ["num" if kind == "number" else "size", value]
         if kind == "name":
             return ["val", text]

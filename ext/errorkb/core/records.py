@@ -21,6 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from . import matcher
+from .diagnoses import MAX_NUMBER
 from .diagnoses import problems_of as diagnosis_problems
 from .markdown import Heading, outline
 from .reading import Refused, not_a_file, read_file
@@ -33,10 +34,6 @@ try:  # the C loader is several times faster where libyaml is present
     _SafeLoader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
     _SafeLoader = yaml.SafeLoader
-
-#: The largest number a record may hold either way: the largest whole number that JSON readers
-#: such as JavaScript hold exactly.
-MAX_NUMBER = 2**53
 
 
 class Loader(_SafeLoader):  # type: ignore[misc, valid-type]
@@ -54,7 +51,7 @@ def _bounded(construct: Callable[[Any, yaml.ScalarNode], Any]) -> Callable[[Any,
                 raise yaml.constructor.ConstructorError(None, None, f"{shown} is not a date: {exc}",
                                                         node.start_mark) from None
             value = None
-        if value is None or isinstance(value, (int, float)) and not -MAX_NUMBER <= value <= MAX_NUMBER:
+        if value is None or (isinstance(value, (int, float)) and not -MAX_NUMBER <= value <= MAX_NUMBER):
             raise yaml.constructor.ConstructorError(None, None, f"{shown} is not a number a record may hold "
                                                     f"(from -{MAX_NUMBER:,} to {MAX_NUMBER:,})", node.start_mark)
         return value
@@ -641,9 +638,9 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
 
     A Markdown file elsewhere than ``<folder>/<source>/<id>.md`` is reported, as no record is
     read from it.  A record file that is not a regular file (a FIFO, a device), or a symbolic link
-    leading out of ``root`` (or of ``folder`` without a root), is refused unread.  With ``cache``, a file whose bytes are unchanged reuses its
-    record instead of being parsed and checked again; ``cache`` is updated to the files just
-    loaded.  The checks across records always run.
+    leading out of ``root`` (or of ``folder`` without a root), is refused unread.  With ``cache``,
+    a file whose bytes are unchanged reuses its record instead of being parsed and checked
+    again; ``cache`` is updated to the files just loaded.  The checks across records always run.
     """
     records: dict[str, Record] = {}
     problems: list[Problem] = []
