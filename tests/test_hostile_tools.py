@@ -32,35 +32,35 @@ def errorkb(root: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedP
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Project:
+def small_site(tmp_path: Path) -> Project:
     project = Project(tmp_path)
     project.add_record()
     return project
 
 
-def test_new_reads_no_more_than_its_limit_of_a_message_file(site: Project) -> None:
-    done = errorkb(site.root, "new", "--id", "demo-zero", "--source", "demo", "--title", "Zeros without end",
+def test_new_reads_no_more_than_its_limit_of_a_message_file(small_site: Project) -> None:
+    done = errorkb(small_site.root, "new", "--id", "demo-zero", "--source", "demo", "--title", "Zeros without end",
                    "--message-file", "/dev/zero")
     assert done.returncode == 2, done.stderr
     assert done.stderr == "errorkb new: cannot read the message: it holds more than 10,485,760 characters\n"
-    assert not (site.root / "errors/demo/demo-zero.md").exists()
+    assert not (small_site.root / "errors/demo/demo-zero.md").exists()
 
 
-def test_new_still_reads_a_message_from_a_pipe(site: Project, tmp_path: Path) -> None:
+def test_new_still_reads_a_message_from_a_pipe(small_site: Project, tmp_path: Path) -> None:
     pipe = tmp_path / "message"
     os.mkfifo(pipe)
     writer = subprocess.Popen(["sh", "-c", f"printf 'step 1\\nOtherError: no room for 5 GiB\\n' > '{pipe}'"])
-    done = errorkb(site.root, "new", "--id", "demo-pipe", "--source", "demo", "--title", "From a pipe",
+    done = errorkb(small_site.root, "new", "--id", "demo-pipe", "--source", "demo", "--title", "From a pipe",
                    "--message-file", str(pipe))
     writer.wait(timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "OtherError: no room for 5 GiB" in (site.root / "errors/demo/demo-pipe.md").read_text(encoding="utf-8")
+    assert "OtherError: no room for 5 GiB" in (small_site.root / "errors/demo/demo-pipe.md").read_text(encoding="utf-8")
 
 
-def test_a_lookup_index_nested_100000_deep_exits_2_with_one_line(site: Project) -> None:
-    deep = site.root / "deep.json"
+def test_a_lookup_index_nested_100000_deep_exits_2_with_one_line(small_site: Project) -> None:
+    deep = small_site.root / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
-    done = errorkb(site.root, "lookup", "--index", str(deep), MESSAGE)
+    done = errorkb(small_site.root, "lookup", "--index", str(deep), MESSAGE)
     assert done.returncode == 2, done.stderr
     assert done.stderr == f"errorkb: cannot read the lookup index {deep}: it is nested too deeply\n"
 
