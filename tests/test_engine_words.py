@@ -93,6 +93,7 @@ def test_the_scaffold_holds_none_of_them(vocabulary):
 def test_the_mcp_server_s_descriptions_hold_none_of_them(vocabulary, tmp_path):
     pytest.importorskip("mcp")
     import asyncio
+    import concurrent.futures
 
     from errorkb.tools.answers import Answers
     from errorkb.tools.mcp_server import build_server
@@ -100,6 +101,8 @@ def test_the_mcp_server_s_descriptions_hold_none_of_them(vocabulary, tmp_path):
 
     write_records(tmp_path)
     server = build_server(Answers.load(tmp_path))
-    tools = asyncio.run(server.list_tools())
+    # In a thread of its own: a browser test's event loop may still be set in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        tools = pool.submit(asyncio.run, server.list_tools()).result(timeout=60)
     texts = [server.instructions or ""] + [repr(t) for t in tools]
     assert [m.group() for text in texts for m in vocabulary.finditer(text)] == []

@@ -14,7 +14,8 @@ from errorkb.core import lookup as engine
 from errorkb.core.lookup import (ERROR, MENTION, OTHER, LookupIndex, build_index, lookup, normalise, standing,
                             terms, whole_words)
 from errorkb.core.records import load_catalogue
-from errorkb.core.templates import Value, compile_template
+from errorkb.core.templates import compile_template
+from errorkb.core.values import Value
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
 from lookup_records import write_records
 

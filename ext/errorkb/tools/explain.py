@@ -16,7 +16,7 @@ from typing import Any
 from ..core.markdown import Heading, outline
 from ..core.records import Record
 from ..core.settings import Settings
-from ..core.templates import Optional, Placeholder, Segment
+from ..core.templates import OptionalPart, Placeholder, Segment
 from .prose import Writer
 
 SHOWN_EXAMPLES = 3  # as many as a page shows before it folds the rest
@@ -26,7 +26,7 @@ def readable(segments: tuple[Segment, ...]) -> str:
     """A template as its page shows it: each placeholder by its name, ``{name}``."""
     out = []
     for segment in segments:
-        if isinstance(segment, Optional):
+        if isinstance(segment, OptionalPart):
             out.append("{?" + readable(segment.segments) + "}")
         elif isinstance(segment, Placeholder):
             out.append(f"{{{segment.name}}}")
