@@ -238,7 +238,8 @@ def _constraints(folder: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    """The wheel built from this repository, installed with its check extra into a fresh environment."""
+    """The wheel built from this repository, installed with its extras (the linter, the MCP server)
+    into a fresh environment."""
     work = tmp_path_factory.mktemp("package")
     source = work / "source"
     source.mkdir()
@@ -255,7 +256,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     venv = work / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                          "-c", str(_constraints(work)), f"{wheel}[check]", "pytest"],
+                          "-c", str(_constraints(work)), f"{wheel}[check,mcp]", "pytest"],
                          capture_output=True, text=True, timeout=600)
     assert pip.returncode == 0, pip.stderr[-3000:]
     return Installed(venv, wheel)
