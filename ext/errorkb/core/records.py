@@ -445,11 +445,18 @@ def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list
             continue
         templates.append(template)
         for j, example in enumerate(message.examples):
-            if not template.matches(example.text):
+            if not _matches_as_pasted(template, example.text):
                 key = f"messages[{i}].examples[{j}]"
                 problems.append(Problem(shown, _line_for(lines, key),
                                         f"{key} does not match its template: {where_it_stops(template, example.text)}"))
     return templates, problems
+
+
+def _matches_as_pasted(template: Template, text: str) -> bool:
+    """Whether the template matches a line of ``text``, or two adjacent lines joined by a space,
+    as the lookup reads a paste whose message wrapped."""
+    lines = text.splitlines() or [text]
+    return any(map(template.matches, lines)) or any(template.matches(f"{a} {b}") for a, b in zip(lines, lines[1:]))
 
 
 def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Problem]]:
