@@ -354,7 +354,7 @@ def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(
     front, body, fm_lines = parts
     problems += _unfilled(text, shown)
 
-    deep = _too_deep(front)
+    deep = too_deep(front)
     if deep is not None:
         raise fail(deep, f"the front matter is nested more than {MAX_DEPTH} levels deep")
     try:
@@ -416,8 +416,9 @@ def _too_large(size: int, max_bytes: int) -> str:
 _DEEP_INDENT = re.compile(r"(?:\A|\n)[ \t?-]{30}")
 
 
-def _too_deep(front: str) -> int | None:
-    """The file line where the front matter nests deeper than :data:`MAX_DEPTH`, or None.
+def too_deep(front: str, first_line: int = 2) -> int | None:
+    """The file line where YAML (front matter starting at ``first_line``) nests deeper than
+    :data:`MAX_DEPTH`, or None.
 
     Checked on the parser's events, which need no recursion, so that no nesting can exhaust the
     stack of the composer that follows.  Front matter with at most 30 brackets and lines
@@ -431,7 +432,7 @@ def _too_deep(front: str) -> int | None:
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    return event.start_mark.line + 2
+                    return event.start_mark.line + first_line
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except yaml.YAMLError:
@@ -470,11 +471,18 @@ def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list
             continue
         templates.append(template)
         for j, example in enumerate(message.examples):
-            if not template.matches(example.text):
+            if not _matches_as_pasted(template, example.text):
                 key = f"messages[{i}].examples[{j}]"
                 problems.append(Problem(shown, _line_for(lines, key),
                                         f"{key} does not match its template: {where_it_stops(template, example.text)}"))
     return templates, problems
+
+
+def _matches_as_pasted(template: Template, text: str) -> bool:
+    """Whether the template matches a line of ``text``, or two adjacent lines joined by a space,
+    as the lookup reads a paste whose message wrapped."""
+    lines = text.splitlines() or [text]
+    return any(map(template.matches, lines)) or any(template.matches(f"{a} {b}") for a, b in zip(lines, lines[1:]))
 
 
 def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Problem]]:
