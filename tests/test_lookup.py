@@ -437,3 +437,24 @@ def test_each_code_of_a_record_with_several_alone_is_an_exact_match(tmp_path):
     for code in ("DEMO1", "DEMO7", "demo_x9", "ERROR DEMO_X9: failed"):
         [match] = lookup(shipped, code).matches
         assert match.exact and match.record["id"] == "demo-oom" and match.record["code"] == "DEMO1"
+
+
+def test_codes_of_several_words_and_summary_lines_read_the_same_from_the_shipped_index(tmp_path):
+    """A code such as ``HTTP 413`` is found whole, in any case and spacing; a summary line yields
+    to the error it sums up; the index read back from JSON answers as the one built from records."""
+    from lookup_records import CODED, PHRASED, PHRASED_PASTES, RECORDS
+
+    folder = write_records(tmp_path, table={**RECORDS, **CODED, **PHRASED})
+    catalogue, problems = load_catalogue(folder, schema=DEMO_SCHEMA, root=tmp_path)
+    assert not problems
+    built = build_index(catalogue)
+    shipped = LookupIndex.from_json(json.loads(json.dumps(built.to_json())))
+    for paste in PHRASED_PASTES:
+        assert [m.as_json() for m in lookup(shipped, paste).matches] == [m.as_json() for m in lookup(built, paste).matches]
+    assert [(m.record["id"], m.exact) for m in lookup(built, "the proxy answered http 413").matches] == [
+        ("demo-body-too-large", True)]
+    assert lookup(built, "HTTP 4130").exact is False and lookup(built, "xid 79: it fell off").matches[0].exact
+    push = lookup(built, PHRASED_PASTES[11]).matches
+    assert [(m.record["id"], m.exact, m.also) for m in push] == [("demo-push-rejected", True, False),
+                                                                 ("demo-push-failed", False, True)]
+    assert [(m.record["id"], m.exact) for m in lookup(built, PHRASED_PASTES[10]).matches] == [("demo-push-failed", True)]

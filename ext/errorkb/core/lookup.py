@@ -367,8 +367,8 @@ class LookupIndex:
 
         One array per record: ``[id, code, title, url, fixes, terms, templates, aliases,
         diagnoses]``.  Each template is ``[pieces, placeholders, specificity, key, run,
-        examples, summary]``: the fields of an :class:`Entry`; the browser runs the pieces
-        joined, as they are.  The record's BM25 document is the terms of its id, code, title,
+        examples]``: the fields of an :class:`Entry`; the browser runs the pieces joined, as
+        they are.  The record's BM25 document is the terms of its id, code, title,
         aliases, examples and templates' literal text: ``terms`` is what it holds beyond those
         of its id, code and title and of each template's literal text (every second piece),
         counted once for the template and once for each of its message's examples
@@ -380,22 +380,23 @@ class LookupIndex:
         (name, title, URL, cues, records), ``units`` the factors of sizes' units and the units
         sizes are shown in, ``limits``, ``bm25`` and ``rank`` (``BEST``, ``ORDER``,
         ``FULLEST``) the rules above, ``phrases`` the pattern of each code, id or alias of
-        several words (``HTTP 413``), ``report`` the issue form for an error that is not in the
+        several words (``HTTP 413``), ``summaries`` the templates (by their place in the
+        records' order) of the messages marked ``summary_line``, ``report`` the issue form for an error that is not in the
         catalogue (or null).
         """
         rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], _compact(found), [], rec["aliases"],
                  [d.as_json() for d in rec["diagnoses"]]]
                 for rec, found in zip(self.records, self.terms)]
         for e in self.entries:
-            rows[e.record][6].append([list(e.pieces), e.placeholders, e.specificity, e.key, e.run, e.examples,
-                                      e.summary])
+            rows[e.record][6].append([list(e.pieces), e.placeholders, e.specificity, e.key, e.run, e.examples])
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
         kinds = [[k.name, k.title, k.url, k.pattern, sorted(k.records)] for k in self.kinds]
         return {"version": INDEX_VERSION, "text": text, "notices": NOTICES, "kinds": kinds,
                 "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "rank": {"best": BEST, "order": ORDER, "fullest": FULLEST},
-                "phrases": [[text, phrase_pattern(text)] for text in self.phrases], "report": self.report,
+                "phrases": [[text, phrase_pattern(text)] for text in self.phrases],
+                "summaries": [i for i, e in enumerate(self.entries) if e.summary], "report": self.report,
                 "records": rows}
 
     @classmethod
@@ -409,8 +410,10 @@ class LookupIndex:
                 records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
                                 "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in made]})
                 counts.append(_counted(found))
-                entries += [Entry(pieces, key, run, specificity, placeholders, examples, r, summary=summary)
-                            for pieces, placeholders, specificity, key, run, examples, summary in templates]
+                entries += [Entry(pieces, key, run, specificity, placeholders, examples, r)
+                            for pieces, placeholders, specificity, key, run, examples in templates]
+            for i in data["summaries"]:
+                entries[i].summary = True
             kinds = [Triage(name, title, url, pattern, frozenset(rs)) for name, title, url, pattern, rs in data["kinds"]]
             return cls(records, entries, counts, data.get("report"), kinds)
 

@@ -70,7 +70,7 @@
   }
 
   // One array per record: [id, code, title, url, fixes, terms, templates, aliases, diagnoses];
-  // each template [pieces, placeholders, specificity, key, run, examples, summary] (LookupIndex.from_json).
+  // each template [pieces, placeholders, specificity, key, run, examples] (LookupIndex.from_json).
   function prepare(data) {
     if (!data || data.version !== INDEX_VERSION) {
       throw new Error("not an errorkb lookup index of version " + INDEX_VERSION);
@@ -97,9 +97,10 @@
       terms.push(row[5]);
       for (const tpl of row[6]) {
         templates.push({ r: r, pieces: tpl[0], placeholders: tpl[1], specificity: tpl[2], key: tpl[3], run: tpl[4],
-          examples: tpl[5], summary: tpl[6], regex: null, fields: null });
+          examples: tpl[5], summary: false, regex: null, fields: null });
       }
     });
+    for (const i of data.summaries) templates[i].summary = true;  // messages marked summary_line
     const byKey = new Map();
     const always = [];
     templates.forEach(function (tpl, i) {
