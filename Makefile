@@ -21,7 +21,7 @@ help:
 
 # Snippets run inside bubblewrap: as root on Debian or Ubuntu it is installed when missing;
 # without it they show as not run.
-$(STAMP): pyproject.toml requirements.txt
+$(STAMP): pyproject.toml requirements.txt snippet-requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
 	@command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \

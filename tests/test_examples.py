@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -16,8 +17,11 @@ from errorkb.examples.hardware import load_profile
 from errorkb.examples.judge import FAILED, NOT_RUN, PASSED, Result, matching_line
 from errorkb.examples.render import status_line
 from errorkb.examples.runner import run_snippets
+from errorkb.examples.rules import SnippetRules
 from errorkb.examples.spec import SnippetError, make_snippet, parse_requires
 from errorkb.examples.verified import load_verified
+
+from sphinx.util.console import strip_colors
 
 from conftest import ROOT, page
 from errorkb.tools.project import open_project
@@ -30,24 +34,31 @@ FIXES_OK = """
 print("fine")
 ```
 """
+#: The rules of a site with the accelerators' profile that declares jax and torch for its snippets.
+RULES = SnippetRules(hardware=ACCELERATORS, packages=frozenset({"jax", "torch", "no-such-package-errorkb"}))
+
+
 def snippet(kind: str = "fixes", code: str = "print(1)\n", **options: str):
     return make_snippet(kind, {"id": "demo", **options}, code, path="errors/demo/demo-oom.md", line=1,
                         record_id="demo-oom", templates=("DemoError: could not allocate {requested:size}",),
-                        hardware=ACCELERATORS)
+                        rules=RULES)
 
 
 # ---------------------------------------------------------------------------------------------
 # Options
 
 
-def test_requires_splits_packages_and_the_hardware_the_sites_profile_names() -> None:
-    packages, hardware = parse_requires("jax, torch>=2.0, cuda, gpu-memory>=40G, gpus>=4, tpu", ACCELERATORS)
-    assert packages == ("jax", "torch>=2.0")
-    assert [str(h) for h in hardware] == ["cuda", "gpu-memory>=40G", "gpus>=4", "tpu"]
-    assert hardware[1].minimum == 40 * 1024**3
-    assert parse_requires("jax, tpu") == (("jax", "tpu"), ())  # a site without a profile names no hardware
-    with pytest.raises(SnippetError, match="this site names no hardware"):
+def test_requires_splits_declared_packages_programs_and_the_hardware_the_sites_profile_names() -> None:
+    found = parse_requires("jax, torch>=2.0, git>=2.30, cuda, gpu-memory>=40G, gpus>=4, tpu, Torch", RULES)
+    assert found.packages == ("jax", "torch>=2.0", "Torch") and found.programs == ("git>=2.30",)
+    assert [str(h) for h in found.hardware] == ["cuda", "gpu-memory>=40G", "gpus>=4", "tpu"]
+    assert found.hardware[1].minimum == 40 * 1024**3
+    plain = parse_requires("jax, tpu")  # a site that declares no package and names no hardware: programs
+    assert (plain.packages, plain.programs, plain.hardware) == ((), ("jax", "tpu"), ())
+    with pytest.raises(SnippetError, match="nor a program"):
         parse_requires("gpu-memory>=40G")
+    with pytest.raises(SnippetError, match="extras, markers and URLs are for packages"):
+        parse_requires("git[full]")
 
 
 def test_a_site_names_its_hardware_profile(tmp_path: Path) -> None:
@@ -63,16 +74,18 @@ def test_a_site_names_its_hardware_profile(tmp_path: Path) -> None:
     ("fixes", {"timeout": "0"}, "x", ":timeout:"),
     ("fixes", {"memory": "lots"}, "x", ":memory:"),
     ("fixes", {"requires": "gpu-memory>40G"}, "x", "gpu-memory>=40G"),
-    ("fixes", {"requires": "not a package!"}, "x", "neither a package"),
+    ("fixes", {"requires": "not a package!"}, "x", "neither a package nor a program"),
     ("fixes", {"colour": "red"}, "x", "unknown option :colour:"),
+    ("fixes", {"language": "cobol"}, "x", ":language: 'cobol' is not one of this site's languages (bash, python"),
+    ("shows", {"language": "bash"}, "echo 1", "has no '$' prompt"),
     ("shows", {}, "print(1)", "no '>>>' prompt"),
     ("fixes", {"tolerance": "0.1"}, "x", "'shows' snippets only"),
     ("fixes", {}, "  ", "has no code"),
 ])
 def test_bad_options_are_explained(kind: str, options: dict[str, str], code: str, message: str) -> None:
-    with pytest.raises(SnippetError, match=message.replace("(", r"\(")):
+    with pytest.raises(SnippetError, match=re.escape(message)):
         make_snippet(kind, {"id": "demo", **options}, code, path="p.md", line=1, record_id="r", templates=("t",),
-                     hardware=ACCELERATORS)
+                     rules=RULES)
 
 
 def test_extraction_finds_snippets_with_their_lines_and_reports_duplicates() -> None:
@@ -163,11 +176,25 @@ def test_verified_file_keeps_the_newest_entry_and_reports_bad_ones(tmp_path: Pat
 # error, need a GPU, raise, and loop past their time limit, and a page with the table of them all
 
 
+def snippet_warnings(app) -> list[str]:
+    """The build's warnings, each as ``file:line: message`` (the file relative to the source folder)."""
+    found = re.findall(r"^(\S+?):(\d+): WARNING: (.*?)(?: \[[\w.]+\])?$", strip_colors(app.warning.getvalue()), re.M)
+    return [f"{Path(f).relative_to(app.srcdir).as_posix()}:{n}: {m}" for f, n, m in found]
+
+
+FAILURES = [
+    "errors/demo/demo-oom.md:49: snippet 'breaks' failed: exit status 1: it should run cleanly (last line: ValueError: broken)",
+    "errors/demo/demo-oom.md:55: snippet 'loops-forever' failed: stopped: still running after the 2 s time limit",
+]
+
+
 @pytest.mark.sphinx("html", testroot="snippets")
 def test_pages_show_each_status_and_the_status_page_lists_them(app) -> None:
     app.build()
-    assert app.warning.getvalue() == ""
+    assert snippet_warnings(app) == FAILURES  # and nothing about the one whose requirements are missing
     text = page(app, "errors/demo/demo-oom.html")
+    assert "The message it reproduced" in text
+    assert re.search(r"errorkb-snippet-printed.*?DemoError: could not allocate 2.00 GiB on device 0", text, re.S)
     assert text.count(">passed</span>") == 2
     assert ">not run</span> needs a CUDA GPU; needs a GPU with 40 GiB of memory" in text
     assert "Last verified on </strong>NVIDIA H100 80GB HBM3, 2026-03-01: passed" in text

@@ -277,7 +277,7 @@ from errorkb.examples import sandbox
 
 command = sandbox._command
 sandbox._command = lambda *args: [a for a in command(*args) if a != "--die-with-parent"]
-sandbox.run({"snippet.py": sys.argv[1]}, ["snippet.py"], sandbox.Limits(timeout=300, memory=2**30))
+sandbox.run({"snippet.py": sys.argv[1]}, [*sandbox.PYTHON, "snippet.py"], sandbox.Limits(timeout=300, memory=2**30))
 """
 
 

@@ -4,23 +4,33 @@ sphinx-lint reads only reStructuredText, Python and .po files: it passes any ``.
 without a look.  rumdl is a markdownlint-compatible linter with a MyST flavour (directives,
 roles, targets and front matter are understood) that checks a whole site in a fraction of a
 second; PyMarkdown, the pure-Python alternative, takes a few tenths of a second per file.
-Nothing here imports Sphinx.
+
+rumdl reads the site's own configuration (:data:`CONFIG_FILES`, in the site's folder), where a
+site turns rules off; without one, errorkb's defaults apply (:data:`DISABLED_RULES` off).
+Nothing inside fenced code is prose: what rumdl says about such a line (conflict markers in a
+``text`` block, a long command) is dropped.  Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from ..core.records import Problem
+from ..core.markdown import fences
+from ..core.page_rules import CODE_DIRECTIVES
+from ..core.records import Problem, split_frontmatter
 
-#: Rules that do not fit this site: prose is wrapped by hand and messages are long (MD013),
-#: and shell sessions may show a ``$`` prompt without output (MD014).
+#: Rules off without a configuration of the site's own: prose is wrapped by hand and messages are
+#: long (MD013), and shell sessions may show a ``$`` prompt without output (MD014).
 DISABLED_RULES = ("MD013", "MD014")
+#: rumdl's configuration files, as it names them; the first found in the site's folder is read.
+CONFIG_FILES = (".rumdl.toml", "rumdl.toml", ".config/rumdl.toml", ".markdownlint.json", ".markdownlint.jsonc",
+                ".markdownlint.yaml", ".markdownlint.yml")
 
 
 class LintUnavailable(RuntimeError):
@@ -32,12 +42,36 @@ def rumdl_command() -> str:
     here = str(Path(sys.executable).parent)
     found = shutil.which("rumdl", path=here + os.pathsep + os.environ.get("PATH", ""))
     if found is None:
-        raise LintUnavailable("prose linting needs rumdl, which the check extra installs: pip install 'errorkb[check]'")
+        raise LintUnavailable("rumdl is not installed (pip install 'errorkb[check]')")
     return found
 
 
+def site_config(root: Path) -> Path | None:
+    """The site's own rumdl configuration: one of :data:`CONFIG_FILES`, or ``pyproject.toml`` with ``[tool.rumdl]``."""
+    found = next((root / name for name in CONFIG_FILES if (root / name).is_file()), None)
+    if found is None and (root / "pyproject.toml").is_file():
+        try:
+            text = (root / "pyproject.toml").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        found = root / "pyproject.toml" if re.search(r"^\[tool\.rumdl(\.|\])", text, re.M) else None
+    return found
+
+
+def code_lines(path: Path) -> set[int]:
+    """The lines of ``path`` inside fenced code (not the fences' own lines): not prose."""
+    text = path.read_text(encoding="utf-8")
+    parts = split_frontmatter(text)
+    skipped = parts[2] if parts else 0
+    inside: set[int] = set()
+    for fence in fences(parts[1] if parts else text, skipped + 1):
+        if fence.directive is None or fence.directive in CODE_DIRECTIVES:
+            inside.update(range(fence.line + 1, fence.end - 1))
+    return inside
+
+
 def lint_prose(files: list[Path], *, root: Path) -> list[Problem]:
-    """Every Markdown style problem in ``files``, one :class:`Problem` per rule broken."""
+    """Every Markdown style problem in the prose of ``files``, one :class:`Problem` per rule broken."""
     readable: list[Path] = []
     problems: list[Problem] = []
     for path in files:
@@ -51,18 +85,24 @@ def lint_prose(files: list[Path], *, root: Path) -> list[Problem]:
             problems.append(Problem(_shown(path, root), raw[: exc.start].count(b"\n") + 1, "the file is not UTF-8 text"))
     if not readable:
         return problems
+    config = site_config(root)
+    settings = ["--config", str(config)] if config else ["--no-config", "--disable", ",".join(DISABLED_RULES)]
     cmd = [
-        rumdl_command(), "check", "--no-config", "--no-cache", "--respect-gitignore=false",
-        "--flavor", "myst", "--disable", ",".join(DISABLED_RULES), "--output-format", "json",
-        "--color", "never", "--", *map(str, readable),
+        rumdl_command(), "check", *settings, "--no-cache", "--respect-gitignore=false",
+        "--flavor", "myst", "--output-format", "json", "--color", "never", "--", *(str(p.absolute()) for p in readable),
     ]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=root)
     try:
         warnings = json.loads(done.stdout or "[]")
     except json.JSONDecodeError:
         raise LintUnavailable(f"rumdl failed: {(done.stderr or done.stdout).strip()[:500]}") from None
+    code: dict[str, set[int]] = {}
     for w in warnings:
-        problems.append(Problem(_shown(Path(w["file"]), root), max(1, int(w["line"])), f"{w['message']} ({w['rule']})"))
+        path, line = Path(w["file"]), max(1, int(w["line"]))
+        if line in code.setdefault(w["file"], code_lines(path if path.is_absolute() else root / path)):
+            continue
+        problems.append(Problem(_shown(path if path.is_absolute() else root / path, root), line,
+                                f"{w['message']} ({w['rule']})"))
     return problems
 
 
