@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 import re
 import shutil
 import subprocess
@@ -23,7 +24,7 @@ from errorkb.examples.verified import load_verified
 
 from sphinx.util.console import strip_colors
 
-from conftest import ROOT, page
+from conftest import ROOT, page, record_text
 from errorkb.tools.project import open_project
 
 FIXES_OK = """
@@ -278,3 +279,97 @@ def test_pytest_collects_snippets_with_readable_ids(rootdir: Path, tmp_path: Pat
     assert "errors/demo/demo-oom.md::breaks FAILED" in done.stdout
     assert "SKIPPED [1] errors/demo/demo-oom.md: needs a CUDA GPU" in done.stdout
     assert done.returncode == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Languages and programs: tests/roots/test-languages has snippets in bash, in awk and in C, two
+# languages its conf.py declares (C compiled, then run), and one that needs a newer git than any
+
+
+@pytest.mark.sphinx("html", testroot="languages")
+def test_a_site_runs_snippets_in_bash_and_in_the_languages_it_declares(app) -> None:
+    app.build()
+    assert snippet_warnings(app) == []
+    text = page(app, "errors/demo/demo-oom.html")
+    statuses = [re.sub(r"<[^>]+>", "", s) for s in re.findall(r'errorkb-snippet-status">(.*?)</p>', text, re.S)]
+    cpu = f"CPU ({platform.machine()})"
+    assert statuses[:3] == [f"passed ran on bash on {cpu}"] * 2 + [f"passed ran on awk on {cpu}"]
+    assert re.fullmatch(rf"(passed ran on c, cc [0-9.]+ on {re.escape(cpu)})|(not run needs cc \(no program cc .*)", statuses[3])
+    assert re.fullmatch(r"not run needs git&gt;=999 \((found git [0-9.]+|no program git on the sandbox's PATH)\)", statuses[4])
+    for lexer in ("bash", "console", "awk", "c"):  # each highlighted as its language; a session as a console
+        assert f'class="highlight-{lexer} notranslate"' in text, lexer
+    assert "The message it reproduced" in text and "What it printed in this build" in text
+
+
+def test_a_transcript_passes_on_its_output_alone() -> None:
+    rules = SnippetRules()
+    session = make_snippet("shows", {"id": "s", "language": "bash", "tolerance": "0.1"},
+                           "$ echo 'used: 1.04 GiB'\nused: 1.00 GiB\n$ echo ...\n...", path="p.md", line=1, record_id="r",
+                           rules=rules)
+    assert run_snippets([session], None).results["p.md::s"].status == PASSED
+    wrong = make_snippet("shows", {"id": "w", "language": "bash"}, "$ echo two\none", path="p.md", line=1, record_id="r",
+                         rules=rules)
+    result = run_snippets([wrong], None).results["p.md::w"]
+    assert (result.status, result.reason, result.output) == (FAILED, "its output differs from the session shown",
+                                                            "Expected:\none\nGot:\ntwo\n")
+
+
+def test_a_missing_program_is_named() -> None:
+    report = run_snippets([snippet(requires="no-such-program-errorkb>=1")], None)
+    assert report.results["errors/demo/demo-oom.md::demo"].reason == \
+        "needs no-such-program-errorkb>=1 (no program no-such-program-errorkb on the sandbox's PATH)"
+
+
+@pytest.mark.parametrize("declared, message", [
+    ({"node": {"command": "node"}}, "must name the snippet's file as {file}"),
+    ({"bash": {"command": "sh {file}"}}, "'bash' is built in"),
+    ({"Rust": {"command": "x {file}"}}, "is not a language name"),
+    ({"js": {"command": "node {file}", "highlight": "no-such-lexer"}}, "Pygments knows no language 'no-such-lexer'"),
+    ({"js": {"command": "node {file}", "colour": "red"}}, "colour: Extra inputs are not permitted"),
+])
+def test_a_declared_language_is_checked(declared, message) -> None:
+    from errorkb.core.settings import settings_from
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        settings_from({"errorkb_languages": declared})
+
+
+# ---------------------------------------------------------------------------------------------
+# -W fails on a failed and on a refused snippet, on the first build and on a cached one
+
+
+BROKEN_SNIPPETS = """
+```{snippet} fixes
+:id: raises
+
+raise ValueError("broken")
+```
+
+```{snippet} fixes
+:id: asks-too-long
+:timeout: 9999
+
+print(1)
+```
+"""
+
+
+def test_warnings_as_errors_fail_on_a_failed_and_a_refused_snippet_until_fixed(project) -> None:
+    text = record_text().replace("Fewer samples per step need fewer activations.\n",
+                                 "Fewer samples per step need fewer activations.\n" + BROKEN_SNIPPETS)
+    path = project.add_record(text)
+    failed = f"{line_of(text, ':id: raises') - 1}: WARNING: snippet 'raises' failed: exit status 1: it should run cleanly"
+    refused = f"{line_of(text, ':id: asks-too-long') - 1}: WARNING: :timeout: 9999 is more than this site allows"
+    for build in ("first", "cached"):
+        done = project.build("-d", str(project.root / "_build" / "doctrees"))
+        assert done.returncode != 0, build
+        assert f"errors/demo/demo-oom.md:{failed}" in done.stderr and f"errors/demo/demo-oom.md:{refused}" in done.stderr, \
+            (build, done.stderr)
+    path.write_text(text.replace('raise ValueError("broken")', "print(2)").replace(":timeout: 9999", ":timeout: 60"),
+                    encoding="utf-8")
+    done = project.build("-d", str(project.root / "_build" / "doctrees"))
+    assert done.returncode == 0, done.stderr
+
+
+def line_of(text: str, fragment: str) -> int:
+    return next(n for n, line in enumerate(text.split("\n"), 1) if fragment in line)

@@ -164,8 +164,9 @@ def package_folders() -> list[str]:
 
 
 def _shown_files() -> list[str]:
-    """The host's files the container shows, read-only."""
-    return [f for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime") if os.path.exists(f)]
+    """The host's files the container shows, read-only: the loader's, the time zone, and the links
+    through which Debian's alternatives name programs (``/usr/bin/awk`` -> ``/etc/alternatives/awk``)."""
+    return [f for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives") if os.path.exists(f)]
 
 
 def _mounts(accelerators: bool) -> list[str]:
