@@ -6,9 +6,9 @@ roles, targets and front matter are understood) that checks a whole site in a fr
 second; PyMarkdown, the pure-Python alternative, takes a few tenths of a second per file.
 
 rumdl reads the site's own configuration (:data:`CONFIG_FILES`, in the site's folder), where a
-site turns rules off; without one, errorkb's defaults apply (:data:`DISABLED_RULES` off).
-Nothing inside fenced code is prose: what rumdl says about such a line (conflict markers in a
-``text`` block, a long command) is dropped.  Nothing here imports Sphinx.
+site turns rules off, for every file or some (``per-file-ignores``); without one, errorkb's
+defaults apply (:data:`DISABLED_RULES` off).  Nothing inside fenced code is prose: rumdl is
+given each file with those lines emptied.  Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
@@ -58,9 +58,8 @@ def site_config(root: Path) -> Path | None:
     return found
 
 
-def code_lines(path: Path) -> set[int]:
-    """The lines of ``path`` inside fenced code (not the fences' own lines): not prose."""
-    text = path.read_text(encoding="utf-8")
+def code_lines(text: str) -> set[int]:
+    """The lines of ``text`` inside fenced code (not the fences' own lines): not prose."""
     parts = split_frontmatter(text)
     skipped = parts[2] if parts else 0
     inside: set[int] = set()
@@ -70,39 +69,39 @@ def code_lines(path: Path) -> set[int]:
     return inside
 
 
+def prose_only(text: str) -> str:
+    """``text`` with the lines inside fenced code emptied, for the linter: conflict markers in a
+    ``text`` block would make rumdl skip the whole file, a long command would be a long line."""
+    code = code_lines(text)
+    return "\n".join("" if n in code else line for n, line in enumerate(text.split("\n"), 1))
+
+
 def lint_prose(files: list[Path], *, root: Path) -> list[Problem]:
     """Every Markdown style problem in the prose of ``files``, one :class:`Problem` per rule broken."""
-    readable: list[Path] = []
+    texts: dict[str, str] = {}
     problems: list[Problem] = []
     for path in files:
         try:
             raw = path.read_bytes()
-            raw.decode("utf-8")
-            readable.append(path)
+            texts[_shown(path, root)] = prose_only(raw.decode("utf-8"))
         except OSError as exc:
             problems.append(Problem(_shown(path, root), 1, f"cannot read the file: {exc.strerror}"))
         except UnicodeDecodeError as exc:
             problems.append(Problem(_shown(path, root), raw[: exc.start].count(b"\n") + 1, "the file is not UTF-8 text"))
-    if not readable:
+    if not texts:
         return problems
     config = site_config(root)
     settings = ["--config", str(config)] if config else ["--no-config", "--disable", ",".join(DISABLED_RULES)]
-    cmd = [
-        rumdl_command(), "check", *settings, "--no-cache", "--respect-gitignore=false",
-        "--flavor", "myst", "--output-format", "json", "--color", "never", "--", *(str(p.absolute()) for p in readable),
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=root)
+    cmd = [rumdl_command(), "check", *settings, "--no-cache", "--respect-gitignore=false", "--flavor", "myst",
+           "--output-format", "json", "--color", "never", "--stdin-batch"]
+    batch = "".join(f"{name}\0{text}\0" for name, text in texts.items())
+    done = subprocess.run(cmd, input=batch, capture_output=True, text=True, timeout=120, cwd=root)
     try:
         warnings = json.loads(done.stdout or "[]")
     except json.JSONDecodeError:
         raise LintUnavailable(f"rumdl failed: {(done.stderr or done.stdout).strip()[:500]}") from None
-    code: dict[str, set[int]] = {}
     for w in warnings:
-        path, line = Path(w["file"]), max(1, int(w["line"]))
-        if line in code.setdefault(w["file"], code_lines(path if path.is_absolute() else root / path)):
-            continue
-        problems.append(Problem(_shown(path if path.is_absolute() else root / path, root), line,
-                                f"{w['message']} ({w['rule']})"))
+        problems.append(Problem(w["file"], max(1, int(w["line"])), f"{w['message']} ({w['rule']})"))
     return problems
 
 
