@@ -78,6 +78,48 @@ errorkb_fields = [
      "filter": True, "index": True},
 ]
 errorkb_sections = ["Causes", "Fixes", "Debugging"]
+
+# What a paste that matches no record is told it looks like, by the phrases it holds, with the
+# page that says what to check first; the closest records shown are then of that kind only.
+NOT_MEMORY = [c for c in CATEGORIES if not c.endswith("-memory")]
+errorkb_kinds = [
+    {"name": "killed", "title": "A process killed for using too much memory", "page": "docs/triage/killed",
+     "cues": ["Killed", "OOMKilled", "oom-kill", "oom_kill", "oom-killer", "Killed process", "oom_reaper",
+              "exit code 137", "exit code: 137", "exit status 137", "exited with code 137", "return code -9",
+              "signal 9", "SIGKILL", "killed by signal", "memory cgroup out of memory", "KilledWorker",
+              "Worker exceeded", "memory budget"],
+     "records": {"source": ["host", "containers", "ray", "notebooks", "dask"]}},
+    {"name": "shared-memory", "title": "Shared memory (/dev/shm) ran out", "page": "docs/triage/shared-memory",
+     "cues": ["/dev/shm", "shm", "shared memory segment", "shm_open", "Bus error", "shared memory limit",
+              "out of shared memory", "insufficient shared memory", "unable to mmap", "No space left on device",
+              "ipc=host", "shm-size", "shm_size", "file_descriptor", "vm.max_map_count"],
+     "records": {"category": ["shared-memory"]}},
+    {"name": "on-chip-memory", "title": "An on-chip memory limit was exceeded (compile or launch time)",
+     "page": "docs/triage/on-chip-memory",
+     "cues": ["out of resource", "OutOfResources", "too much shared data", "shared memory per block",
+              "too many resources requested for launch", "Hardware limit", "SMEM", "VMEM", "scoped vmem",
+              "SBUF", "state buffer", "L1 buffer", "L1 size", "circular buffer", "circular buffers",
+              "on-chip memory", "Out of memory on tile", "tile memory", "scratchpad"],
+     "records": {"category": ["on-chip-memory"]}},
+    {"name": "device-memory", "title": "The accelerator's memory (GPU, TPU, NPU) ran out",
+     "page": "docs/triage/device-memory",
+     "cues": ["out of memory", "out_of_memory", "OutOfMemoryError", "OOM", "CUDA_ERROR_OUT_OF_MEMORY",
+              "cudaErrorMemoryAllocation", "hipErrorOutOfMemory", "RESOURCE_EXHAUSTED", "Resource exhausted",
+              "ResourceExhaustedError", "GPU memory", "device memory", "VRAM", "HBM", "Ran out of memory",
+              "failed to allocate", "Failed to allocate", "allocation failed", "OOM when allocating", "KV cache",
+              "gpu_memory_utilization", "unified memory", "Insufficient Memory", "CUBLAS_STATUS_ALLOC_FAILED",
+              "CUDNN_STATUS_ALLOC_FAILED", "RMM", "memory space", "exceeds the memory", "PT_DEVMEM",
+              "NRT_RESOURCE", "Tried to allocate"],
+     "records": {"category": ["device-memory"]}},
+    {"name": "host-memory", "title": "The host (CPU) ran out of memory", "page": "docs/triage/host-memory",
+     "cues": ["MemoryError", "bad_alloc", "std::bad_alloc", "Cannot allocate memory", "Errno 12", "ENOMEM",
+              "Unable to allocate", "DefaultCPUAllocator", "not enough memory", "malloc", "posix_memalign",
+              "mkl_malloc", "paging file", "host memory", "CPU memory", "system memory", "out of host memory",
+              "virtual memory", "mmap failed", "insufficient memory", "memory allocation failed", "not enough space"],
+     "records": {"category": ["host-memory"]}},
+    {"name": "not-memory", "title": "Not a memory error", "page": "docs/triage/not-memory",
+     "records": {"category": NOT_MEMORY}},
+]
 # Labels of the sources (who raises the error: the folder of a record); any other is shown as written.
 errorkb_source_labels = {
     "xla": "XLA", "neuron": "AWS Neuron", "pytorch": "PyTorch", "cuda": "CUDA", "tensorflow": "TensorFlow",
@@ -90,6 +132,17 @@ errorkb_source_labels = {
     "ascend": "Huawei Ascend", "graphcore": "Graphcore", "dask": "Dask", "mkl": "Intel MKL", "pandas": "pandas",
     "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS",
 }
+
+# The vendors' code catalogues: the site shows which codes have a page and invites the rest.
+errorkb_code_catalogues = {"neuron-compiler": "catalogues/neuron-compiler.yaml", "openxla": "catalogues/openxla.yaml"}
+
+# The weekly link check (make linkcheck, .github/workflows/links.yml): GitHub answers many requests
+# from one address slowly, and anchors in its pages are made by scripts.
+linkcheck_timeout = 30
+linkcheck_workers = 4
+linkcheck_anchors = False
+linkcheck_rate_limit_timeout = 600
+linkcheck_ignore = [r"https?://(localhost|127\.0\.0\.1)"]
 
 # Absolute URLs (sitemap.xml, canonical links, Open Graph) need the public address of the site.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")

@@ -85,7 +85,8 @@ def test_an_example_claimed_by_another_record_is_refused(project):
     code, lines = check(project)
     example = line_of(record_text(), "- \"DemoError")
     assert code == 1
-    assert f"{RECORD}:{example}: messages[0].examples[0] is also matched by demo-two's template" in "\n".join(lines)
+    assert f"errors/demo/demo-two.md:{example}: messages[0].examples[0] is answered exactly by demo-oom's template" \
+        in "\n".join(lines)
 
 
 def test_guides_are_linted_too(project):

@@ -44,23 +44,32 @@ def test_exact_match_reports_typed_values(index):
     assert top.as_json()["url"] == "errors/demo/demo-cuda-detail.html"
 
 
-def test_more_specific_template_ranks_first(index):
-    # Both the generic and the detailed template match this line.
-    assert ids(lookup(index, DETAIL)) == ["demo-cuda-detail", "demo-cuda-generic"]
-    assert ids(lookup(index, "CUDA out of memory. Tried to allocate 2.00 MiB")) == ["demo-cuda-generic"]
+def test_more_specific_template_ranks_first_and_is_the_one_exact_answer(index):
+    # Both the generic and the detailed template match this line: one message, one exact answer.
+    detail, generic = lookup(index, DETAIL).matches
+    assert (detail.record["id"], detail.exact, detail.also) == ("demo-cuda-detail", True, False)
+    assert (generic.record["id"], generic.exact, generic.also) == ("demo-cuda-generic", False, True)
+    assert generic.line == detail.line == 0 and generic.values["requested"].text == "1.71 GiB"
+    assert generic.as_json()["also"] is True and generic.as_json()["exact"] is False
+    [alone] = lookup(index, "CUDA out of memory. Tried to allocate 2.00 MiB").matches
+    assert (alone.record["id"], alone.exact) == ("demo-cuda-generic", True)
 
 
-def test_each_error_of_a_paste_is_returned_in_order_of_specificity_at_its_last_occurrence(index):
-    paste = "\n".join([
-        "step 1", "Killed", "2020-11-28 09:40:14.685870: W op_kernel.cc:1763] OP_REQUIRES failed at cast_op.cc:109 : "
-        "Resource exhausted: OOM when allocating tensor with shape[1,512,647,3] and type float on "
-        "/job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu", "Killed",
-    ])
-    result = lookup(index, paste)
-    assert ids(result) == ["demo-tensor-oom", "demo-killed"]
-    assert all(m.exact for m in result.matches)
-    assert result.matches[1].line == 3  # the last of the two 'Killed' lines
-    assert result.matches[0].values["shape"].text == "[1,512,647,3]"
+def test_two_errors_on_two_lines_are_both_exact_and_a_less_specific_match_follows_them(index):
+    result = lookup(index, DETAIL + "\nKilled")
+    assert [(m.record["id"], m.exact, m.also) for m in result.matches] == [
+        ("demo-cuda-detail", True, False), ("demo-killed", True, False), ("demo-cuda-generic", False, True)]
+
+
+def test_a_record_s_values_come_from_its_fullest_wording_on_the_line():
+    # The head names the error in more literal characters than the full wording, which reads the numbers.
+    index = build_index_from({"triton": ["OutOfResources: out of resource: shared memory",
+                                         "out of resource: {what:text}, Required: {required:int}, Hardware limit: {limit:int}"]})
+    [match] = lookup(index, "triton.runtime.errors.OutOfResources: out of resource: shared memory, "
+                            "Required: 65538, Hardware limit: 65536.").matches
+    assert match.exact and match.template.startswith("out of resource: {what:text}")
+    assert match.text[match.span[0]:].startswith("out of resource: shared memory, Required")
+    assert {k: v.text for k, v in match.values.items()} == {"what": "shared memory", "required": "65538", "limit": "65536"}
 
 
 def test_equal_specificity_ranks_by_first_occurrence():
@@ -358,14 +367,14 @@ def test_values_as_json_are_strict():
     json.dumps(Value.parse("size", "99999999999999999999 EiB").as_json(), allow_nan=False)
 
 
-def build_index_from(templates: dict[str, str]) -> LookupIndex:
+def build_index_from(templates: dict[str, str | list[str]]) -> LookupIndex:
     from errorkb.core.records import Catalogue
 
     class FakeRecord:  # only what build_index reads
-        def __init__(self, id_: str, template: str):
+        def __init__(self, id_: str, template: str | list[str]):
             self.id, self.code, self.codes, self.title, self.aliases = id_, "", (), f"Record {id_}", []
             self.path = f"errors/x/{id_}.md"
-            self.templates = (compile_template(template),)
+            self.templates = tuple(compile_template(t) for t in ([template] if isinstance(template, str) else template))
             self.messages = [type("M", (), {"examples": []})()]
             self.fixes, self.diagnoses = (), []
 

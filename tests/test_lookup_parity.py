@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
+from errorkb.tools.project import open_project
 from errorkb.core.lookup import build_index, lookup, whole_words
 from test_lookup import HINTS_AND_QUOTES, log_lines
 from errorkb.core.records import load_catalogue
 from errorkb.core.templates import WORD, build, js_patterns, parse
+from errorkb.core.triage import kinds_from
 from lookup_records import CODED, RECORDS, write_records
 from system_tools import require
 
@@ -79,6 +81,15 @@ EXTRA_PASTES = [
 ]
 
 
+#: Kinds of the test catalogue's records, as a site declares them (see triage.py).
+DEMO_KINDS = kinds_from([
+    {"name": "device", "title": "Device memory", "page": "docs/device", "cues": ["out of memory", "CUDA", "HBM"],
+     "records": {"source": ["demo", "chip"]}},
+    {"name": "killed", "title": "Killed", "page": "docs/killed", "cues": ["Killed", "exit code 137", "oom-kill"]},
+    {"name": "other", "title": "Not a memory error", "page": "docs/other"},
+])
+
+
 def pastes_for(catalogue) -> list[str]:
     out = list(EXTRA_PASTES)
     for record in catalogue.records.values():
@@ -89,16 +100,17 @@ def pastes_for(catalogue) -> list[str]:
     return out
 
 
-def run_both(catalogue, tmp_path: Path) -> tuple[list, list]:
+def run_both(catalogue, tmp_path: Path, kinds=()) -> tuple[list, list]:
     node = require("node", "nodejs")
-    index = build_index(catalogue)
+    index = build_index(catalogue, kinds=kinds)
     index_file = tmp_path / "index.json"
     index_file.write_text(json.dumps(index.to_json()), encoding="utf-8")
     pastes = pastes_for(catalogue)
     python = []
     for paste in pastes:
         result = lookup(index, paste, top=5)
-        python.append({"matches": [m.as_json() for m in result.matches], "notices": result.notices})
+        python.append({"matches": [m.as_json() for m in result.matches], "notices": result.notices,
+                       "kind": result.kind.as_json() if result.kind else None})
     proc = subprocess.run([node, str(NODE_RUNNER), str(index_file)], input=json.dumps([{"q": p, "top": 5} for p in pastes]),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
@@ -116,25 +128,27 @@ def assert_same(python: list, js: list) -> None:
         assert [m["id"] for m in nd["matches"]] == [m["id"] for m in py["matches"]]
         for a, b in zip(py["matches"], nd["matches"]):
             assert b["score"] == pytest.approx(a["score"], abs=1e-3)
-            assert set(b) == set(a) == {"id", "code", "title", "score", "exact", "values", "url", "line", "lines", "span",
+            assert set(b) == set(a) == {"id", "code", "title", "score", "exact", "also", "values", "url", "line", "lines", "span",
                                         "text", "diagnoses"}
             assert as_floats({k: v for k, v in b.items() if k != "score"}) == as_floats({k: v for k, v in a.items() if k != "score"})
         assert nd["notices"] == py["notices"]
+        assert nd["kind"] == py["kind"]
 
 
 def test_same_answers_on_the_test_catalogue(tmp_path: Path):
     catalogue, problems = load_catalogue(write_records(tmp_path), schema=DEMO_SCHEMA, root=tmp_path)
     assert not problems and len(catalogue.records) == len(RECORDS) + len(CODED)
-    python, js = run_both(catalogue, tmp_path)
+    python, js = run_both(catalogue, tmp_path, DEMO_KINDS)
     assert any(m["exact"] for r in python for m in r["matches"])
     assert any(r["matches"] and not r["matches"][0]["exact"] for r in python)
+    assert {r["kind"]["name"] for r in python if r["kind"]} == {"device", "killed", "other"}
     assert_same(python, js)
 
 
 def test_same_answers_on_the_project_catalogue(tmp_path: Path):
     catalogue, _ = load_catalogue(ROOT / "errors", schema=SITE_SCHEMA, root=ROOT)
     assert catalogue.records
-    assert_same(*run_both(catalogue, tmp_path))
+    assert_same(*run_both(catalogue, tmp_path, open_project(ROOT).settings.kinds))
 
 
 def test_the_browser_compiles_templates_as_templates_py_does(tmp_path: Path):

@@ -156,7 +156,35 @@ def test_example_claimed_by_another_records_template(tmp_path):
     write(tmp_path, id="demo-oom")
     write(tmp_path, id="demo-other", code="DEMO2")  # same template: each claims the other's example
     _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
-    assert any("is also matched by demo-other's template" in str(p) for p in problems)
+    assert "errors/demo/demo-other.md:14: messages[0].examples[0] is answered exactly by demo-oom's template " \
+           "'DemoError: could not allocate {requested:size} on device {device:int}' as well: make that more specific, " \
+           "or move the example to that record" in map(str, problems)
+    assert "errors/demo/demo-other.md:14: messages[0].examples[0] is not answered exactly by its own record: the " \
+           "lookup reads it as a mention, or another record's template wins its line" in map(str, problems)
+
+
+def test_a_less_specific_template_of_another_record_on_the_same_line_is_fine(tmp_path):
+    write(tmp_path, id="demo-oom")
+    generic = record_text(id="demo-generic", code="DEMO2").replace(
+        "DemoError: could not allocate {requested:size} on device {device:int}", "DemoError: could not allocate")
+    (tmp_path / "errors/demo/demo-generic.md").write_text(
+        generic.replace('"DemoError: could not allocate 2.00 GiB on device 0"', '"DemoError: could not allocate"'))
+    _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
+    assert problems == []
+
+
+def test_another_records_name_or_template_on_another_line_of_an_example_claims_it(tmp_path):
+    write(tmp_path, id="demo-oom")
+    other = record_text(id="demo-other", code="DEMO2").replace(
+        "DemoError: could not allocate {requested:size} on device {device:int}", "DemoFault: the ring {ring:int} stalled")
+    (tmp_path / "errors/demo/demo-other.md").write_text(other.replace(
+        '"DemoError: could not allocate 2.00 GiB on device 0"',
+        '"DemoFault: the ring 3 stalled\\nDemoError: could not allocate 1.00 GiB on device 1"'))
+    _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
+    assert [str(p) for p in problems] == [
+        "errors/demo/demo-other.md:14: messages[0].examples[0] is answered exactly by demo-oom's template "
+        "'DemoError: could not allocate {requested:size} on device {device:int}' as well: make that more specific, "
+        "or move the example to that record"]
 
 
 def test_the_real_catalogue_is_valid():

@@ -33,13 +33,21 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 INDEX = ("# Demo errors\n\n```{errorkb-paste}\n```\n\n## All errors\n\n```{err:catalogue}\n```\n\n"
          "```{toctree}\n:glob:\n\nerrors/*/*\n```\n")
 REPOSITORY = "https://github.com/example/errorkb"
+#: What a paste that matches nothing is told it looks like (see triage.py), with its pages.
+KINDS = [
+    {"name": "device", "title": "Device memory ran out", "page": "docs/device", "cues": ["out of memory", "HBM"],
+     "records": {"source": ["demo"]}},
+    {"name": "other", "title": "Not a memory error", "page": "docs/other"},
+]
 
 
 @pytest.fixture(scope="session")
 def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = Project(tmp_path_factory.mktemp("site"))
-    project.write("conf.py", Project.CONF + f"errorkb_repository_url = {REPOSITORY!r}\n")
+    project.write("conf.py", Project.CONF + f"errorkb_repository_url = {REPOSITORY!r}\nerrorkb_kinds = {KINDS!r}\n")
     project.write("index.md", INDEX)
+    for kind in KINDS:
+        project.write(f"{kind['page']}.md", f"---\norphan: true\n---\n\n# {kind['title']}\n\nWhat to check first.\n")
     write_records(project.root, coded=False)
     result = project.build()
     assert result.returncode == 0, result.stderr

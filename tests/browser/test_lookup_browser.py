@@ -95,7 +95,7 @@ def test_html_in_the_paste_stays_text(page, base_url):
 
 
 def test_no_exact_match_is_labelled_closest_and_offers_the_way_forward(page, base_url):
-    paste = "CUDA memory trouble while loading the model"
+    paste = "CUDA ran out of memory while loading the model"
     page.goto(base_url + "lookup.html#q=" + quote(paste))
     first = first_result(page)
     assert first.get_attribute("data-exact") == "false"
@@ -169,3 +169,21 @@ def test_the_opensearch_description_points_at_the_lookup_page(page, base_url):
     href = page.get_attribute('link[rel=search][type="application/opensearchdescription+xml"]', "href")
     xml = page.request.get(base_url + href).text()
     assert 'template="lookup.html#q={searchTerms}"' in xml
+
+
+def test_a_miss_says_what_kind_of_error_it_looks_like_and_links_its_page(page, base_url):
+    page.goto(base_url + "lookup.html")
+    search_in_page(page, "fatal: the demo accelerator ran out of memory while warming up")
+    page.wait_for_selector(RESULTS)
+    assert page.locator("#errorkb-lookup-results").get_attribute("data-kind") == "device"
+    triage = page.locator("#errorkb-lookup-triage")
+    assert triage.is_visible() and triage.inner_text().startswith("This looks like: Device memory ran out")
+    triage.locator("a").click()
+    page.wait_for_url("**/docs/device.html")
+    page.go_back()
+    search_in_page(page, "ModuleNotFoundError: No module named 'whisper'")
+    page.wait_for_function("() => document.getElementById('errorkb-lookup-results').dataset.kind === 'other'")
+    assert page.locator("#errorkb-lookup-results > li").count() == 0  # no record of that kind to list
+    search_in_page(page, DETAIL)
+    page.wait_for_function("() => !document.getElementById('errorkb-lookup-results').dataset.kind")
+    assert page.locator("#errorkb-lookup-triage").is_hidden()

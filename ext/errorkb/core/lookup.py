@@ -1,6 +1,6 @@
 """Paste lookup: find the records whose messages appear in a pasted log.
 
-``build_index`` turns a :class:`~errorkb.records.Catalogue` into a :class:`LookupIndex`; its
+``build_index`` turns a :class:`~errorkb.core.records.Catalogue` into a :class:`LookupIndex`; its
 ``to_json`` form is what the site ships to the browser (``static/errorkb-lookup-core.js`` runs the same
 algorithm, with the constants below read from the index) and what ``errorkb lookup --index``
 reads.  ``lookup`` runs one paste:
@@ -46,17 +46,50 @@ import dataclasses
 import functools
 import math
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from . import diagnoses
 from .gc_pause import gc_paused
 from .matcher import Candidate, LineMatcher, LineWords, keys_for, rank_key, whole_words
 from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, js_patterns, parse, values_of
+from .triage import classify
 
-if TYPE_CHECKING:  # the records' model (pydantic, YAML) is not needed to search a built index
-    from .records import Catalogue, Record
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence, Set
 
-INDEX_VERSION = 4
+    from .triage import Kind
+
+    class Record(Protocol):
+        """What the index reads of a record (:class:`errorkb.core.records.Record`): the lookup
+        needs neither the records' model (pydantic, YAML) nor its module."""
+
+        @property
+        def id(self) -> str: ...
+        @property
+        def code(self) -> str | None: ...
+        @property
+        def codes(self) -> tuple[str, ...]: ...
+        @property
+        def title(self) -> str: ...
+        @property
+        def path(self) -> str: ...
+        @property
+        def aliases(self) -> list[str]: ...
+        @property
+        def templates(self) -> tuple[Template, ...]: ...
+        @property
+        def messages(self) -> list[Any]: ...
+        @property
+        def fixes(self) -> tuple[Any, ...]: ...
+        @property
+        def diagnoses(self) -> list[dict[str, Any]]: ...
+        def values(self, name: str) -> list[str]: ...
+
+    class Catalogue(Protocol):
+        @property
+        def records(self) -> Mapping[str, Record]: ...
+
+INDEX_VERSION = 5
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 10 * 1024 * 1024
 #: Most lines searched; a paste with more is cut to its last ones.
@@ -108,12 +141,13 @@ PATTERNS = {
     # ANSI escapes: colours, cursor moves, window titles.
     "ansi": r"\x1b\[[0-?]{0,64}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]",
     # Log prefixes, up to three stacked (multi-line flag): torchrun's [rank3]:, ISO and Neuron
-    # timestamps, glog headers, docker compose's "service  |".
+    # timestamps, glog headers (also absl's before it is set up: "E0000 00:00:<epoch>.<us>"),
+    # docker compose's "service  |".
     "prefix": (
         r"^(?:[ \t]{0,8}(?:"
         r"\[rank[0-9]{1,6}\]:?"
         r"|[0-9]{4}-(?:[0-9]{2}|[A-Z][a-z]{2})-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?:?"
-        r"|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{1,9}[ \t]{1,8}[0-9]{1,10} [A-Za-z0-9_.\-]{1,128}:[0-9]{1,7}\]"
+        r"|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2,10}\.[0-9]{1,9}[ \t]{1,8}[0-9]{1,10} [A-Za-z0-9_.\-]{1,128}:[0-9]{1,7}\]"
         r"|[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}[ \t]{1,32}\|"
         r")[ \t]{0,32}){1,3}"
     ),
@@ -210,12 +244,32 @@ class Bm25:
     idf: dict[str, float]
 
 
+@dataclasses.dataclass(frozen=True)
+class Triage:
+    """A kind of error as the index holds it (see ``triage.py``): where its triage page is, its
+    cues as one expression, and the records closest answers are chosen from."""
+
+    name: str
+    title: str
+    url: str
+    pattern: str  # empty: the kind a paste without any cue gets
+    records: frozenset[int]
+
+    @functools.cached_property
+    def matcher(self) -> re.Pattern[str] | None:
+        return re.compile(self.pattern, re.IGNORECASE) if self.pattern else None
+
+    def as_json(self) -> dict[str, str]:
+        return {"name": self.name, "title": self.title, "url": self.url}
+
+
 @dataclasses.dataclass
 class LookupIndex:
     records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases, diagnoses
     entries: list[Entry]  # in the order of their records
     words: list[str]  # per record: the words of its aliases and examples that the ranking reads
     report: str | None = None  # the issue form for errors not in the catalogue, if any
+    kinds: list[Triage] = dataclasses.field(default_factory=list)  # what a paste that matches none is told
 
     def __post_init__(self) -> None:
         self.by_key: dict[bytes, list[int]] = {}
@@ -283,7 +337,8 @@ class LookupIndex:
         for e in self.entries:
             rows[e.record][6].append([e.text, e.key])
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
-        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text, "notices": NOTICES,
+        kinds = [[k.name, k.title, k.url, k.pattern, sorted(k.records)] for k in self.kinds]
+        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text, "notices": NOTICES, "kinds": kinds,
                 "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}
@@ -300,7 +355,8 @@ class LookupIndex:
                                 "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in found]})
                 words.append(record_words)
                 entries += [Entry(text, key, record=r) for text, key in templates]
-            return cls(records, entries, words, data.get("report"))
+            kinds = [Triage(name, title, url, pattern, frozenset(rs)) for name, title, url, pattern, rs in data["kinds"]]
+            return cls(records, entries, words, data.get("report"), kinds)
 
 
 def record_url(record: Record) -> str:
@@ -309,9 +365,12 @@ def record_url(record: Record) -> str:
 
 
 def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes: int = 3,
-                report: str | None = None) -> LookupIndex:
+                report: str | None = None, kinds: Sequence[Kind] = (), kind_urls: dict[str, str] | None = None
+                ) -> LookupIndex:
     """Index every template and record of ``catalogue``; ``urls`` maps ids to page URLs,
-    ``report`` is the issue form that a paste matching nothing is offered."""
+    ``report`` is the issue form that a paste matching nothing is offered, ``kinds`` what such a
+    paste is told apart as, ``kind_urls`` their triage pages' URLs (their page names + ``.html``
+    by default)."""
     records: list[dict[str, Any]] = []
     pending: list[tuple[int, Template, tuple[str, ...]]] = []
     record_words: list[str] = []
@@ -325,7 +384,10 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
         record_words.append(ranking_words([*record.aliases, *(e.text for message in record.messages for e in message.examples)]))
     keys = keys_for([words for _, _, words in pending])
     entries = [Entry(t.text, key, t, record=r) for (r, t, _), key in zip(pending, keys)]
-    return LookupIndex(records, entries, record_words, report)
+    ordered = sorted(catalogue.records.values(), key=lambda rec: rec.id)
+    told = [Triage(k.name, k.title, (kind_urls or {}).get(k.name) or f"{k.page}.html", k.pattern,
+                   frozenset(r for r, record in enumerate(ordered) if k.holds(record))) for k in kinds]
+    return LookupIndex(records, entries, record_words, report, told)
 
 
 def parse_literal_text(text: str) -> str:
@@ -417,6 +479,7 @@ class Match:
     text: str = ""  # the line (or the two joined lines) that matched
     span: tuple[int, int] = (0, 0)  # the matched part of ``text``
     template: str = ""  # the template, or the code, id or alias, that matched
+    also: bool = False  # a template matched, but a more specific record's matched the same lines
 
     @property
     def diagnoses(self) -> list[dict[str, Any]]:
@@ -427,7 +490,7 @@ class Match:
         """The entry of ``errorkb lookup --json``; ``line`` is 1-based, as shown to people."""
         found = self.line is not None
         return {"id": self.record["id"], "code": self.record["code"] or None, "title": self.record["title"],
-                "score": self.score, "exact": self.exact,
+                "score": self.score, "exact": self.exact, "also": self.also,
                 "values": {k: v.as_json() for k, v in self.values.items()}, "url": self.record["url"],
                 "line": self.line + 1 if found else None, "lines": self.lines,
                 "span": list(self.span) if found else None, "text": self.text if found else None,
@@ -438,6 +501,7 @@ class Match:
 class Result:
     matches: list[Match]
     notices: list[str]
+    kind: Triage | None = None  # what a paste that matches no record exactly looks like
 
     @property
     def exact(self) -> bool:
@@ -452,9 +516,11 @@ def lookup(index: LookupIndex, paste: str, top: int = 5) -> Result:
         return Result([], [notice("binary")])
     normalised = normalise(paste)
     matches = exact_matches(index, normalised)
-    if not matches:
-        matches = closest(index, normalised.lines)
-    return Result(matches[:top], normalised.notices)
+    if matches:
+        return Result(matches[:top], normalised.notices)
+    kind = classify(index.kinds, "\n".join(normalised.lines))
+    matches = closest(index, normalised.lines, None if kind is None else kind.records)
+    return Result(matches[:top], normalised.notices, kind)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -495,15 +561,22 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
             named.setdefault(i, set()).update(index.by_name_word[key])
     exact = [h for h in hits if h.standing > MENTION]
     matched = {i for h in exact for i in range(h.line, h.line + h.lines)}
+    spans: dict[int, list[tuple[int, int, int]]] = {}  # line -> what one-line template matches cover
+    for h in exact:
+        if h.lines == 1:
+            spans.setdefault(h.line, []).append((h.span[0], h.span[1], h.record))
     for i, records in named.items():
-        exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched)
+        exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
+                            spans.get(i, []))
     return _rank(index, exact)
 
 
-def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matched: bool) -> list[Hit]:
+def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matched: bool,
+               covered: list[tuple[int, int, int]]) -> list[Hit]:
     """The names of ``names`` that line ``i`` writes as a token or the end of a dotted one; on a
     ``matched`` line (a template matched it), not a name that labels the message (``Name:``),
-    such as an exception class that many errors share."""
+    such as an exception class that many errors share, nor one inside the text that another
+    record's template matched (``covered``: start, end, record), which is part of that message."""
     wanted: dict[str, list[Name]] = {}
     for name in names:
         wanted.setdefault(name.folded, []).append(name)
@@ -520,6 +593,8 @@ def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matc
                     if name.digits and not paste.one_line:
                         continue
                     start = m.start() + at
+                    if any(a <= start and m.end() <= b and r != name.record for a, b, r in covered):
+                        continue
                     hits.append(Hit(name.record, i, 1, text, (start, m.end()),
                                     max(OTHER, standing(paste, i, text, start)), True,
                                     sum(not c.isspace() for c in name.text), len(index.entries) + name.record,
@@ -571,26 +646,50 @@ def _quoted_in_prose(text: str) -> bool:
 
 
 def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
+    """One match per record, best first; a message is the exact answer of one record only.
+
+    A record whose best occurrence shares a line with a better-ranked record's is a less specific
+    match of the same message: it follows the exact answers, marked ``also``, not exact.
+    """
     best: dict[int, Hit] = {}
     named: set[int] = set()
+    of_record: dict[int, list[Hit]] = collections.defaultdict(list)
     for h in hits:
+        of_record[h.record].append(h)
         if h.named:
             named.add(h.record)
         if h.record not in best or _strength(h) > _strength(best[h.record]):
             best[h.record] = h
     ordered = sorted(best.values(), key=lambda h: (h.record not in named, *rank_key(h.specificity, h.standing, h.line,
                                                                                    h.span[0], h.order)))
-    matches = []
+    exact: list[Match] = []
+    also: list[Match] = []
+    claimed: set[int] = set()
     for h in ordered:
-        if h.match is not None:
-            entry = index.entries[h.order]
-            values = values_of(entry.template, h.match)
+        lines = set(range(h.line, h.line + h.lines))
+        shared = not lines.isdisjoint(claimed)
+        claimed |= lines
+        reading = _fullest(index, h, of_record[h.record])
+        if reading.match is not None:
+            entry = index.entries[reading.order]
+            values = values_of(entry.template, reading.match)
             template = entry.text
         else:
             values, template = {}, h.name
-        matches.append(Match(index.records[h.record], True, float(h.specificity), values,
-                             h.line, h.lines, h.text, h.span, template))
-    return matches
+        match = Match(index.records[h.record], not shared, float(h.specificity), values,
+                      h.line, h.lines, h.text, reading.span, template, also=shared)
+        (also if shared else exact).append(match)
+    return exact + also
+
+
+def _fullest(index: LookupIndex, h: Hit, hits: list[Hit]) -> Hit:
+    """Of a record's template matches over the same text as ``h``, the one that reads the most
+    values: a short head of a message may rank a record, its full wording gives the numbers."""
+    if h.match is None:
+        return h
+    same = [o for o in hits if o.match is not None and (o.line, o.lines) == (h.line, h.lines)
+            and o.span[0] < h.span[1] and h.span[0] < o.span[1]]
+    return max(same, key=lambda o: (len(index.entries[o.order].template.placeholders), _strength(o)))
 
 
 def _strength(h: Hit) -> tuple[bool, int, int, int, int, int]:
@@ -599,12 +698,15 @@ def _strength(h: Hit) -> tuple[bool, int, int, int, int, int]:
     return (not h.named, h.specificity, h.standing, h.line, h.span[0], -h.order)
 
 
-def closest(index: LookupIndex, lines: list[str]) -> list[Match]:
-    """BM25 over the records' words: any query word counts; labelled closest, not exact."""
+def closest(index: LookupIndex, lines: list[str], among: Set[int] | None = None) -> list[Match]:
+    """BM25 over the records' words (of the records ``among``, or all): any query word counts;
+    labelled closest, not exact."""
     query = sorted({t for line in lines for t in terms(line)})
     bm = index.bm25
     scores: list[tuple[float, int]] = []
     for r, doc in enumerate(bm.docs):
+        if among is not None and r not in among:
+            continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * bm.lengths[r] / bm.avgdl)
         score = 0.0
         for term in query:

@@ -683,31 +683,32 @@ def _load_cached(path: Path, schema: Schema, root: Path | None, cache: RecordCac
 
 
 def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
-    """Each example must be matched by its own record's templates, and by no other record's
-    that ranks as high, as the lookup ranks matches (``matcher.rank_key``).
+    """Each example, looked up as a paste, must have one exact answer: its own record.
 
-    Templates are short-listed as the lookup short-lists them (``matcher.find``), so the check
-    scales with the catalogue instead of with examples x templates.
+    A template or name of another record that the lookup would answer exactly, on the
+    example's line ahead of its own record or on another of its lines, claims what is not its
+    own; one that matches the same line less specifically is only shown as "also matches" and
+    is fine.  The lookup short-lists templates by their words, so the check scales with the
+    catalogue instead of with examples x templates.
     """
+    from .lookup import build_index, exact_matches, normalise  # the lookup imports this module
+
+    index = build_index(Catalogue(records))
     problems = []
-    owners = [r for r in records.values() for _ in r.templates]
-    filed = matcher.Filed([t for r in records.values() for t in r.templates])
-
-    def rank(found: tuple[int, matcher.Found]) -> tuple[int, ...]:  # without the template's place: a tie is a clash
-        k, (line, _, _, m) = found
-        return matcher.rank_key(filed[k].template.specificity, 0, line, m.start(), 0)
-
     for record in records.values():
         for i, message in enumerate(record.messages):
             for j, example in enumerate(message.examples):
-                lines = example.text.splitlines()
-                others = matcher.find(filed, lines, among=lambda k: owners[k] is not record)
-                if not others:
-                    continue  # its own templates are checked to match it when the record is loaded
-                own = min((rank(f) for f in matcher.find(filed, lines, among=lambda k: owners[k] is record)), default=None)
-                clashes = {k for k, hit in others if own is None or rank((k, hit)) <= own}
+                exact = [m for m in exact_matches(index, normalise(example.text)) if m.exact]
                 key = f"messages[{i}].examples[{j}]"
-                problems += [Problem(record.path, record.line_of(key),
-                                     f"{key} is also matched by {owners[k].id}'s template {filed[k].text!r}, "
-                                     "which ranks as high as its own") for k in sorted(clashes)]
+                for m in exact:
+                    if m.record["id"] != record.id:
+                        other = records[m.record["id"]]
+                        what = "template" if m.template in (t.text for t in other.templates) else "name"
+                        problems.append(Problem(record.path, record.line_of(key),
+                                                f"{key} is answered exactly by {m.record['id']}'s {what} {m.template!r} as well: "
+                                                "make that more specific, or move the example to that record"))
+                if record.id not in {m.record["id"] for m in exact}:
+                    problems.append(Problem(record.path, record.line_of(key),
+                                            f"{key} is not answered exactly by its own record: the lookup reads it as "
+                                            "a mention, or another record's template wins its line"))
     return problems

@@ -33,6 +33,8 @@ from typing import Any, Iterator
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxTranslator
 
 from .config import settings
@@ -41,6 +43,8 @@ from ..core.gc_pause import gc_paused
 from .indexes import BUILDERS
 from ..core.lookup import build_index
 from .outputs import base_url
+
+logger = logging.getLogger(__name__)
 
 INDEX_FILE = "_static/errorkb-lookup-index.json"
 PAGE = "lookup"
@@ -117,8 +121,11 @@ def write_index(app: Sphinx, exception: Exception | None) -> None:
     for record in catalogue.records.values():
         docname = record.path.removesuffix(".md")
         urls[record.id] = app.builder.get_target_uri(docname)
+    kinds = settings(app.config).kinds
+    kind_urls = {k.name: app.builder.get_target_uri(k.page) for k in kinds if k.page in app.env.all_docs}
     with gc_paused():
-        index = build_index(catalogue, urls, report=report_url(settings(app.config).repository_url))
+        index = build_index(catalogue, urls, report=report_url(settings(app.config).repository_url), kinds=kinds,
+                            kind_urls=kind_urls)
         text = json.dumps(index.to_json(), separators=(",", ":"), ensure_ascii=False)
     out = Path(app.outdir)
     target = out / INDEX_FILE
@@ -130,7 +137,16 @@ def write_index(app: Sphinx, exception: Exception | None) -> None:
     (out / OPENSEARCH_FILE).write_text(opensearch, encoding="utf-8")
 
 
+def check_kind_pages(app: Sphinx, env: BuildEnvironment) -> None:
+    """``env-check-consistency``: every kind of ``errorkb_kinds`` names a page of the site."""
+    for kind in settings(app.config).kinds:
+        if kind.page not in env.all_docs:
+            logger.warning("errorkb_kinds: the kind %r names the page %r, which the site does not have",
+                           kind.name, kind.page, type="errorkb", subtype="kinds")
+
+
 def setup_search(app: Sphinx) -> None:
+    app.connect("env-check-consistency", check_kind_pages)
     app.add_node(paste_box, html=(visit_paste_box, None), latex=(skip, None), text=(skip, None),
                  man=(skip, None), texinfo=(skip, None))
     app.add_directive("errorkb-paste", PasteDirective)

@@ -66,7 +66,9 @@ class Answers:
         self.project = project
         self.root = project.root
         self.base_url = base
-        self.index = build_index(catalogue, {i: self.url(r) for i, r in catalogue.records.items()})
+        kinds = project.settings.kinds
+        self.index = build_index(catalogue, {i: self.url(r) for i, r in catalogue.records.items()}, kinds=kinds,
+                                 kind_urls={k.name: f"{self.base_url}{k.page}.html" for k in kinds})
 
     @classmethod
     def load(cls, root: str | os.PathLike[str] | None = None, records: str | None = None) -> Answers:
@@ -85,9 +87,11 @@ class Answers:
         return result.matches, result.notices
 
     def lookup(self, paste: str, top: int = 5) -> dict[str, Any]:
-        """``errorkb lookup --json``'s answer, with the notices it prints on standard error."""
-        found, notices = self.matches(paste, top)
-        return {"matches": [m.as_json() for m in found], "notices": notices}
+        """``errorkb lookup --json``'s answer: the matches, the notices it prints on standard
+        error and, when nothing matched exactly, the kind of error the paste looks like."""
+        result = lookup(self.index, paste, top=top)
+        return {"matches": [m.as_json() for m in result.matches], "notices": result.notices,
+                "kind": result.kind.as_json() if result.kind else None}
 
     def explain(self, key: str) -> dict[str, Any] | None:
         """A record by id, code or alias: its fields, causes, fixes and debugging, and its URL."""
@@ -118,7 +122,8 @@ class Answers:
     def block(self, paste: str, headline: str = "") -> str | None:
         """The short text shown under a failure whose output is ``paste``; None when no record
         matches it exactly.  The best match in full, the others by id."""
-        exact = [m for m in self.matches(paste, top=5)[0] if m.exact]
+        matches = self.matches(paste, top=5)[0]
+        exact = [m for m in matches if m.exact]
         if not exact:
             return None
         best = exact[0]
@@ -136,6 +141,7 @@ class Answers:
             lines.append(f"  fix {n}: {fix.title}")
         explain = "errorkb explain" if self.root.resolve() == Path.cwd().resolve() else f"errorkb --root {self.root} explain"
         lines.append(f"  more: {self.url(record) if self.base_url else f'{explain} {record.id}'}")
-        if len(exact) > 1:
-            lines.append("  also matched: " + ", ".join(m.record["id"] for m in exact[1:]))
+        others = [m.record["id"] for m in matches if (m.exact or m.also) and m is not best]
+        if others:
+            lines.append("  also matched: " + ", ".join(others))
         return "\n".join(lines) + "\n"

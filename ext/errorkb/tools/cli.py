@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 
 if TYPE_CHECKING:
+    from ..core.lookup import Triage
     from .project import Project
     from ..core.records import Catalogue
 
@@ -67,6 +68,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     One ``file:line: message`` per problem on standard output; exit 1 on any, 2 when the site
     has no records.  Without rumdl (the check extra) the prose is not linted, and one line says so.
     """
+    from ..core.code_catalogues import coverage, load_code_catalogues
     from .checks import page_problems
     from .lint import LintUnavailable, lint_prose
     from .project import ProjectError
@@ -78,6 +80,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"errorkb check: {exc}", file=sys.stderr)
         return 2
     catalogue, problems = project.load()
+    code_catalogues, catalogue_problems = load_code_catalogues(project.settings.code_catalogues, project.root)
+    problems += catalogue_problems
     guides = _site_markdown(project)
     try:
         problems += page_problems(project, catalogue, guides)
@@ -94,6 +98,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     for problem in problems:
         print(problem)
     _warn_stale(project, catalogue)
+    for vendor in code_catalogues:
+        covered = sum(record is not None for _, record in coverage(vendor, catalogue.records.values()))
+        print(f"{vendor.title}: {covered} of {len(vendor.codes)} codes have a record", file=sys.stderr)
     count = len(catalogue.records)
     if problems:
         print(f"{len(problems)} problem(s) in the records and guides", file=sys.stderr)
@@ -262,7 +269,7 @@ def _lookup_index(args: argparse.Namespace):
               "the other records are searched", file=sys.stderr)
     if not catalogue.records:
         raise SystemExit(f"errorkb: no records under {_project(args).records}")
-    return build_index(catalogue)
+    return build_index(catalogue, kinds=_project(args).settings.kinds)
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:
@@ -292,9 +299,10 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     for notice in result.notices:
         print(f"errorkb: {notice}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"matches": [m.as_json() for m in result.matches]}, indent=2, allow_nan=False))
+        print(json.dumps({"matches": [m.as_json() for m in result.matches],
+                          "kind": result.kind.as_json() if result.kind else None}, indent=2, allow_nan=False))
     else:
-        _print_matches(result.matches)
+        _print_matches(result.matches, result.kind)
     if not result.exact:
         sys.stdout.flush()
         _print_way_forward(index.report)
@@ -310,19 +318,23 @@ def _print_way_forward(report: str | None) -> None:
           "  errorkb new --id ID --source SOURCE --title TITLE --message-file FILE", file=sys.stderr)
 
 
-def _print_matches(matches: list) -> None:
+def _print_matches(matches: list, kind: Triage | None = None) -> None:
+    if kind is not None:
+        print(_shown(f"No exact match. This looks like: {kind.title}"))
+        print(_shown(f"   What to check first: {kind.url}"))
     if not matches:
-        print("No error in the catalogue matches this text.")
+        print("No error in the catalogue matches this text." if kind is None else "No record of that kind is close.")
         return
     if not matches[0].exact:
-        print("No exact match; the closest records (not exact):")
+        print("The closest records of that kind (not exact):" if kind is not None else
+              "No exact match; the closest records (not exact):")
     for rank, m in enumerate(matches, 1):
         rec = m.record
-        label = "exact" if m.exact else "closest, not exact"
+        label = "exact" if m.exact else "also matches, less specific" if m.also else "closest, not exact"
         code = f"{rec['code']}: " if rec["code"] else ""
         print(_shown(f"{rank}. {code}{rec['title']}  [{label}]"))
         print(_shown(f"   {rec['url']}  ({rec['id']})"))
-        if m.exact:
+        if m.line is not None:
             where = f"line {m.line + 1}" + (f"-{m.line + m.lines}" if m.lines > 1 else "")
             shown = m.text[m.span[0]:m.span[1]]
             print(_shown(f"   {where}: {shown[:300]}{'...' if len(shown) > 300 else ''}"))

@@ -43,10 +43,11 @@ def build_server(answers: Answers) -> Any:
     ) -> dict[str, Any]:
         """Find the known errors in a pasted message or log, best first.
 
-        Answers {"matches": [{"id", "code", "title", "score", "exact", "values", "url"}],
+        Answers {"matches": [{"id", "code", "title", "score", "exact", "also", "values", "url"}],
         "notices": [...]}, the matches as `errorkb lookup --json` prints them: exact template
-        matches first; without any, the closest records, with "exact": false.  "values" holds
-        the parts read from the message, sizes also in bytes."""
+        matches first (one record per message), then records whose templates matched the same
+        lines less specifically ("also": true); without any, the closest records, with "exact":
+        false.  "values" holds the parts read from the message, sizes also in bytes."""
         if not paste.strip():
             raise ToolError("the paste is empty: give the error text")
         return answers.lookup(paste, top)

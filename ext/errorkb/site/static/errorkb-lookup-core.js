@@ -12,7 +12,7 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  const INDEX_VERSION = 4;
+  const INDEX_VERSION = 5;
   const MENTION = 0, OTHER = 1, ERROR = 2;  // standings (lookup.MENTION ...)
   const NON_ASCII = /[^\x00-\x7f]/;  // lower-casing such a line could change its words: done word by word
 
@@ -293,7 +293,10 @@
     });
     const keys = new Set(byKey.keys());
     for (const key of byNameWord.keys()) keys.add(key);
-    return { records: records, words: words, templates: templates, patterns: data.patterns, rx: rx,
+    const kinds = data.kinds.map(function (k) {
+      return { name: k[0], title: k[1], url: k[2], matcher: k[3] ? new RegExp(k[3], "giu") : null, records: new Set(k[4]) };
+    });
+    return { kinds: kinds, records: records, words: words, templates: templates, patterns: data.patterns, rx: rx,
       limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], report: data.report,
       notices: data.notices, factors: data.units.factors, shown: data.units.shown,
       byKey: byKey, always: always, names: names, byNameWord: byNameWord, keys: keys, bm25: null };
@@ -403,9 +406,25 @@
     if (index.rx.blank.test(paste)) return { matches: [], notices: [notice(index, "empty")] };
     if (looksBinary(index, paste)) return { matches: [], notices: [notice(index, "binary")] };
     const norm = normalise(index, paste);
-    let matches = exactMatches(index, norm);
-    if (!matches.length) matches = closest(index, norm.lines);
-    return { matches: matches.slice(0, top), notices: norm.notices };
+    const matches = exactMatches(index, norm);
+    if (matches.length) return { matches: matches.slice(0, top), notices: norm.notices, kind: null };
+    const kind = classify(index.kinds, norm.lines.join("\n"));
+    return { matches: closest(index, norm.lines, kind ? kind.records : null).slice(0, top), notices: norm.notices,
+      kind: kind ? { name: kind.name, title: kind.title, url: kind.url } : null };
+  }
+
+  // The kind a paste looks like: the most of its cues, each counted once; else the kind without
+  // cues (triage.py: classify).
+  function classify(kinds, text) {
+    let best = null;
+    let most = 0;
+    for (const kind of kinds) {
+      if (!kind.matcher) continue;
+      const found = new Set();
+      for (const m of text.matchAll(kind.matcher)) found.add(m[0].toLowerCase().split(/\s+/).filter(Boolean).join(" "));
+      if (found.size > most) { best = kind; most = found.size; }
+    }
+    return best || kinds.find(function (k) { return !k.matcher; }) || null;
   }
 
   // The words of a line, lower case (ASCII letters only, as Python's side does).
@@ -479,8 +498,12 @@
     }
     const exact = hits.filter(function (h) { return h.standing > MENTION; });
     const matched = new Set();
-    for (const h of exact) for (let k = h.line; k < h.line + h.lines; k++) matched.add(k);
-    for (const [i, names] of named) nameHits(index, paste, i, names, matched.has(i), exact);
+    const spans = new Map();  // line -> what one-line template matches cover: [start, end, record]
+    for (const h of exact) {
+      for (let k = h.line; k < h.line + h.lines; k++) matched.add(k);
+      if (h.lines === 1) spans.set(h.line, (spans.get(h.line) || []).concat([[h.span[0], h.span[1], h.record]]));
+    }
+    for (const [i, names] of named) nameHits(index, paste, i, names, matched.has(i), spans.get(i) || [], exact);
     return rank(index, exact);
   }
 
@@ -536,7 +559,8 @@
 
   // The names that line i writes as a token or as the end of a dotted one; on a matched line,
   // not one that labels the message ("Name:").
-  function nameHits(index, paste, i, names, matched, hits) {
+  // lookup.py: _name_hits
+  function nameHits(index, paste, i, names, matched, covered, hits) {
     const wanted = new Set(names.map(function (n) { return n.folded; }));
     const text = paste.lines[i];
     for (const m of text.matchAll(index.rx.token)) {
@@ -549,6 +573,8 @@
           for (const name of index.names.get(tail)) {
             if (name.digits && !oneLine(paste)) continue;
             const start = m.index + at;
+            const end = m.index + m[0].length;
+            if (covered.some(function (c) { return c[0] <= start && end <= c[1] && c[2] !== name.record; })) continue;
             let spec = 0;
             for (const c of name.text) if (!/\s/.test(c)) spec += 1;
             hits.push({ record: name.record, line: i, lines: 1, text: text, span: [start, m.index + m[0].length],
@@ -608,10 +634,16 @@
     return [h.named ? 0 : 1, h.spec, h.standing, h.line, h.span[0], -h.order];
   }
 
+  // One match per record, best first; a message is the exact answer of one record only: a
+  // record whose best occurrence shares a line with a better-ranked record's follows the exact
+  // answers, marked `also` (lookup.py: _rank).
   function rank(index, hits) {
     const best = new Map();
     const named = new Set();
+    const ofRecord = new Map();
     for (const h of hits) {
+      if (!ofRecord.has(h.record)) ofRecord.set(h.record, []);
+      ofRecord.get(h.record).push(h);
       if (h.named) named.add(h.record);
       const prev = best.get(h.record);
       if (!prev || compareKeys(strength(h), strength(prev)) > 0) best.set(h.record, h);
@@ -620,23 +652,45 @@
       return [named.has(h.record) ? 0 : 1, -h.spec, -h.standing, h.line, h.span[0], h.order];
     }
     const ordered = Array.from(best.values()).sort(function (a, b) { return compareKeys(order(a), order(b)); });
-    return ordered.map(function (h) {
+    const exact = [];
+    const also = [];
+    const claimed = new Set();
+    for (const h of ordered) {
+      let shared = false;
+      for (let k = h.line; k < h.line + h.lines; k++) if (claimed.has(k)) shared = true;
+      for (let k = h.line; k < h.line + h.lines; k++) claimed.add(k);
+      const reading = fullest(index, h, ofRecord.get(h.record));
       const values = {};
       let template = h.name;
-      if (h.m) {
-        const entry = compiled(index, h.order);
+      if (reading.m) {
+        const entry = compiled(index, reading.order);
         entry.names.forEach(function (name, i) {
-          const raw = h.m[entry.groups[i]];
+          const raw = reading.m[entry.groups[i]];
           if (raw !== undefined) values[name] = parseValue(index, entry.types[i], raw);
         });
-        template = index.templates[h.order].text;
+        template = index.templates[reading.order].text;
       }
-      return {
-        record: index.records[h.record], exact: true, score: h.spec, values: values,
-        line: h.line, lines: h.lines, text: h.text, span: h.span, template: template,
+      (shared ? also : exact).push({
+        record: index.records[h.record], exact: !shared, also: shared, score: h.spec, values: values,
+        line: h.line, lines: h.lines, text: h.text, span: reading.span, template: template,
         diagnoses: diagnose(index, index.records[h.record].diagnoses, values),
-      };
-    });
+      });
+    }
+    return exact.concat(also);
+  }
+
+  // Of a record's template matches over the same text as `h`, the one that reads the most
+  // values (lookup.py: _fullest).
+  function fullest(index, h, hits) {
+    if (!h.m) return h;
+    let chosen = null;
+    let key = null;
+    for (const o of hits) {
+      if (!o.m || o.line !== h.line || o.lines !== h.lines || !(o.span[0] < h.span[1] && h.span[0] < o.span[1])) continue;
+      const k = [compiled(index, o.order).names.length].concat(strength(o));
+      if (chosen === null || compareKeys(k, key) > 0) { chosen = o; key = k; }
+    }
+    return chosen;
   }
 
   function terms(index, text) {
@@ -654,13 +708,14 @@
     return out;
   }
 
-  function closest(index, lines) {
+  function closest(index, lines, among) {
     const bm = bm25Of(index);
     const set = new Set();
     for (const line of lines) for (const t of terms(index, line)) set.add(t);
     const query = Array.from(set).sort();
     const scores = [];
     bm.docs.forEach(function (doc, r) {
+      if (among && !among.has(r)) return;
       const norm = index.k1 * (1 - index.b + index.b * bm.lengths[r] / bm.avgdl);
       let score = 0.0;
       for (const term of query) {
@@ -671,7 +726,7 @@
     });
     scores.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
     return scores.map(function (s) {
-      return { record: index.records[s[1]], exact: false, score: Math.round(s[0] * 10000) / 10000,
+      return { record: index.records[s[1]], exact: false, also: false, score: Math.round(s[0] * 10000) / 10000,
         values: {}, line: null, lines: 0, text: "", span: [0, 0], template: "", diagnoses: [] };
     });
   }
@@ -713,7 +768,7 @@
     for (const name of Object.keys(m.values)) values[name] = valueJson(m.values[name]);
     const found = m.line !== null;
     return { id: m.record.id, code: m.record.code || null, title: m.record.title, score: m.score,
-      exact: m.exact, values: values, url: m.record.url,
+      exact: m.exact, also: m.also, values: values, url: m.record.url,
       line: found ? m.line + 1 : null, lines: m.lines,
       span: found ? [chars(m.text, m.span[0]), chars(m.text, m.span[1])] : null,
       text: found ? m.text : null, diagnoses: m.diagnoses };

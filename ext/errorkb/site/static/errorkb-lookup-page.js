@@ -10,6 +10,7 @@
   const status = document.getElementById("errorkb-lookup-status");
   const list = document.getElementById("errorkb-lookup-results");
   const missing = document.getElementById("errorkb-lookup-missing");
+  const triage = document.getElementById("errorkb-lookup-triage");
   const indexUrl = new URL(form.dataset.index, document.baseURI).href;
   const workerUrl = new URL(form.dataset.worker, document.baseURI).href;
   // The index's record URLs are relative to the site's root, which is not this page's folder
@@ -163,25 +164,43 @@
     missing.hidden = false;
   }
 
+  // What a paste that matched nothing exactly looks like, and the page that says what to check first.
+  function showKind(kind) {
+    triage.replaceChildren();
+    triage.hidden = !kind;
+    if (kind) list.dataset.kind = kind.name;
+    else delete list.dataset.kind;
+    if (!kind) return;
+    const link = el("a", "errorkb-triage-title", kind.title);
+    link.href = new URL(kind.url, root).href;
+    triage.append(el("span", "errorkb-triage-label", "This looks like: "), link,
+      el("span", "", " \u2014 what to check first, and how to find the exact message in your log."));
+  }
+
   function show(result, ms) {
     list.replaceChildren();
     const notes = result.notices.slice();
-    if (!result.matches.length) notes.unshift("No error in the catalogue matches this paste.");
+    const kind = result.kind;
+    if (kind) notes.unshift("No exact match." + (result.matches.length ? " The closest errors of that kind follow, not exact." : ""));
+    else if (!result.matches.length) notes.unshift("No error in the catalogue matches this paste.");
     else if (!result.matches[0].exact) notes.unshift("No exact match: these are the closest errors, not exact.");
     else notes.unshift(result.matches.length + " error(s) found in " + ms.toFixed(1) + " ms.");
     setStatus(notes.join(" "));
+    showKind(kind);
     for (const match of result.matches) {
       const rec = match.record;
-      const item = el("li", "errorkb-result" + (match.exact ? " errorkb-exact" : " errorkb-closest"));
+      const standing = match.exact ? "exact" : match.also ? "also" : "closest";
+      const item = el("li", "errorkb-result errorkb-" + standing);
       item.dataset.id = rec.id;
       item.dataset.exact = String(match.exact);
       const head = el("p", "errorkb-result-head");
       if (rec.code) head.append(el("code", "errorkb-result-code", rec.code), " ");
       const link = el("a", "errorkb-result-title", rec.title);
       link.href = new URL(rec.url, root).href;
-      head.append(link, " ", el("span", "errorkb-result-kind", match.exact ? "exact match" : "closest, not exact"));
+      head.append(link, " ", el("span", "errorkb-result-kind",
+        { exact: "exact match", also: "also matches, less specific", closest: "closest, not exact" }[standing]));
       item.append(head);
-      if (match.exact) {
+      if (match.line !== null) {
         const where = "Line " + (match.line + 1) + (match.lines > 1 ? "-" + (match.line + match.lines) : "") + " of your paste:";
         item.append(el("p", "errorkb-result-where", where), matchedLine(match));
         if (Object.keys(match.values).length) item.append(valuesTable(match.values));
