@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import re
 import shutil
@@ -373,3 +374,22 @@ def test_warnings_as_errors_fail_on_a_failed_and_a_refused_snippet_until_fixed(p
 
 def line_of(text: str, fragment: str) -> int:
     return next(n for n, line in enumerate(text.split("\n"), 1) if fragment in line)
+
+
+def test_a_sandbox_that_cannot_start_is_said_once_and_fails_warnings_as_errors(project, tmp_path: Path) -> None:
+    project.add_record(record_text().replace("Fewer samples per step need fewer activations.\n",
+                                             "Fewer samples per step need fewer activations.\n" + FIXES_OK))
+    no_tools = tmp_path / "bin"  # a PATH without bubblewrap
+    no_tools.mkdir()
+    env = {**{k: v for k, v in os.environ.items() if k != "PATH"}, "PATH": str(no_tools)}
+
+    def build(*options: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", *options, str(project.root), str(project.out)]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+
+    done = build()
+    warnings = [line for line in strip_colors(done.stderr).splitlines() if "WARNING" in line]
+    assert done.returncode == 1 and len(warnings) == 1, done.stderr
+    assert "WARNING: 1 snippet(s) could not run: the sandbox needs bwrap" in warnings[0]
+    assert "-D errorkb_run_examples=0" in warnings[0]
+    assert build("-D", "errorkb_run_examples=0").returncode == 0  # not meant to run here: cached results only
