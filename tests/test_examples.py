@@ -16,7 +16,7 @@ from errorkb.examples.accelerators import PROFILE as ACCELERATORS
 from errorkb.examples.builder import summary_line
 from errorkb.examples.extract import snippets_in_record, snippets_in_text
 from errorkb.examples.hardware import load_profile
-from errorkb.examples.judge import FAILED, NOT_RUN, PASSED, Result, matching_line
+from errorkb.examples.judge import FAILED, NOT_RUN, PASSED, Result, matching_lines
 from errorkb.examples.render import status_line
 from errorkb.examples.runner import run_snippets
 from errorkb.examples.rules import SnippetRules
@@ -110,9 +110,11 @@ def test_the_catalogue_snippets_load_without_problems() -> None:
 
 def test_reproduces_matches_the_records_templates_on_one_line_or_two_joined() -> None:
     templates = ("DemoError: could not allocate {requested:size} on device {device:int}",)
-    assert matching_line(templates, "Traceback ...\nDemoError: could not allocate 2.00 GiB on device 0\n")
-    assert matching_line(templates, "DemoError: could not allocate 2.00 GiB\non device 0\n")
-    assert matching_line(templates, "DemoError: something else\n") is None
+    assert matching_lines(templates, "Traceback ...\nDemoError: could not allocate 2.00 GiB on device 0\n") == (
+        "DemoError: could not allocate 2.00 GiB on device 0",)
+    assert matching_lines(templates, "DemoError: could not allocate 2.00 GiB\non device 0\n") == (
+        "DemoError: could not allocate 2.00 GiB on device 0",)  # a wrapped message: the two lines joined
+    assert matching_lines(templates, "DemoError: something else\n") == ()
 
 
 def test_a_second_run_executes_nothing_and_a_change_runs_again(tmp_path: Path) -> None:

@@ -114,11 +114,6 @@ def matching_lines(templates: tuple[str, ...], output: str) -> tuple[str, ...]:
     return tuple(lines)[:MATCHED_SHOWN]
 
 
-def matching_line(templates: tuple[str, ...], output: str) -> str | None:
-    """The first line (or pair of adjacent lines) of ``output`` matched by a template."""
-    return next(iter(matching_lines(templates, output)), None)
-
-
 def _differs(expected: str, got: str, tolerance: float | None) -> bool:
     return not TolerantChecker(tolerance).check_output(expected, got, doctest.ELLIPSIS)
 
