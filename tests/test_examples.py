@@ -234,7 +234,7 @@ def test_a_bad_snippet_or_verified_entry_is_a_warning_at_its_line(app_params, ma
     app.build()
     line = text.splitlines().index(":timeout: forever") - 1  # the fence's, two lines above, counted from 1
     warnings = app.warning.getvalue()
-    assert f"demo-oom.md:{line}: WARNING: :timeout: 'forever' must be a whole number" in warnings
+    assert f"demo-oom.md:{line}: WARNING: snippet 'runs-cleanly': :timeout: 'forever' must be a whole number" in warnings
     assert "errors/demo/demo-oom.verified.yaml:7: WARNING: status: Input should be 'passed' or 'failed'" in warnings
 
 
@@ -362,7 +362,8 @@ def test_warnings_as_errors_fail_on_a_failed_and_a_refused_snippet_until_fixed(p
                                  "Fewer samples per step need fewer activations.\n" + BROKEN_SNIPPETS)
     path = project.add_record(text)
     failed = f"{line_of(text, ':id: raises') - 1}: WARNING: snippet 'raises' failed: exit status 1: it should run cleanly"
-    refused = f"{line_of(text, ':id: asks-too-long') - 1}: WARNING: :timeout: 9999 is more than this site allows"
+    refused = f"{line_of(text, ':id: asks-too-long') - 1}: WARNING: snippet 'asks-too-long': :timeout: 9999 is more than " \
+              "this site allows"
     for build in ("first", "cached"):
         done = project.build("-d", str(project.root / "_build" / "doctrees"))
         assert done.returncode != 0, build

@@ -398,5 +398,6 @@ def test_hostile_numbers_are_file_line_problems_in_check_and_the_build(project) 
     done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "-D", "errorkb_run_examples=0",
                            str(project.root), str(project.out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
-    found = {f"errors/demo/demo-oom.md:{n}" for n in re.findall(r"demo-oom\.md:(\d+): WARNING: :", done.stderr)}
+    found = {f"errors/demo/demo-oom.md:{n}" for n in re.findall(r"demo-oom\.md:(\d+): WARNING: snippet 'case-\d+': :",
+                                                                   done.stderr)}
     assert found == expected

@@ -147,7 +147,19 @@ def _language(text: str | None, rules: SnippetRules) -> Language:
 
 def make_snippet(kind: str, options: dict[str, str], code: str, *, path: str, line: int,
                  record_id: str, templates: tuple[str, ...] = (), rules: SnippetRules = SnippetRules()) -> Snippet:
-    """Validate a snippet as written, by the site's ``rules``; raise :class:`SnippetError` with the first problem."""
+    """Validate a snippet as written, by the site's ``rules``; raise :class:`SnippetError` with the first
+    problem, naming the snippet by its id where it has one."""
+    try:
+        return _make(kind, options, code, path=path, line=line, record_id=record_id, templates=templates, rules=rules)
+    except SnippetError as exc:
+        named = (options.get("id") or "").strip()[:40]
+        if named and repr(named) not in str(exc):
+            raise SnippetError(f"snippet {named!r}: {exc}") from None
+        raise
+
+
+def _make(kind: str, options: dict[str, str], code: str, *, path: str, line: int,
+          record_id: str, templates: tuple[str, ...], rules: SnippetRules) -> Snippet:
     kind = kind.strip()
     if kind not in KINDS:
         raise SnippetError(f"a snippet claims one of {', '.join(KINDS)}, not {kind[:40]!r}")
