@@ -3,7 +3,7 @@
 import os
 
 project = "errorkb"
-html_title = "errorkb: accelerator memory errors"
+html_title = "errorkb: accelerator errors, memory first"
 copyright = "the errorkb authors"
 
 extensions = ["errorkb", "sphinx_design", "sphinx_copybutton"]
@@ -52,6 +52,7 @@ FRAMEWORKS = {
     "openvino": "OpenVINO", "mindspore": "MindSpore", "cann": "CANN", "torch-npu": "torch_npu",
     "poplar": "Poplar", "poptorch": "PopTorch", "popart": "PopART", "dask": "Dask", "ctranslate2": "CTranslate2",
     "faster-whisper": "faster-whisper", "whisperx": "WhisperX", "argos-translate": "Argos Translate", "peft": "PEFT",
+    "flash-attn": "FlashAttention",
 }
 
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
@@ -130,7 +131,7 @@ errorkb_source_labels = {
     "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
     "huggingface": "Hugging Face libraries", "hardware": "GPU hardware", "openvino": "OpenVINO",
     "ascend": "Huawei Ascend", "graphcore": "Graphcore", "dask": "Dask", "mkl": "Intel MKL", "pandas": "pandas",
-    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS",
+    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention",
 }
 
 # The vendors' code catalogues: the site shows which codes have a page and invites the rest.
@@ -155,9 +156,10 @@ errorkb_run_examples = not os.environ.get("READTHEDOCS")
 
 # The site's own words where the extension speaks of the site.
 errorkb_llms_summary = (
-    "A knowledge base of the memory errors that accelerators raise (XLA on TPUs, AWS Neuron, PyTorch, "
-    "CUDA, TensorFlow, the host). Each error page gives the exact messages, the causes, the fixes to "
-    "try in order, and how to tell which cause applies."
+    "A knowledge base of the errors that ML accelerators and their software raise, memory errors first "
+    "(XLA on TPUs, AWS Neuron, PyTorch, CUDA, NCCL, TensorFlow, the host), with the whole code catalogues "
+    "of AWS Neuron's compiler and OpenXLA. Each error page gives the exact messages, the causes, the fixes "
+    "to try in order, and how to tell which cause applies."
 )
-errorkb_opensearch_description = "Find an accelerator memory error by its message"
+errorkb_opensearch_description = "Find an accelerator error by its message"
 errorkb_paste_placeholder = "RESOURCE_EXHAUSTED: ... Used 49.34G of 32.00G hbm ..."
