@@ -18,8 +18,8 @@ from typing import Any
 from .languages import Language, languages_from
 from .records import MAX_RECORD_BYTES
 from .schema import SLUG, Schema, SchemaError, schema_from
-from .templates import parse_size
 from .triage import Kind, kinds_from
+from .values import parse_size
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +77,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("errorkb_allow_raw_html", False, (bool,),
            "Let records publish raw HTML (HTML blocks and inline tags in the prose, the ``raw`` directive); "
            "by default each is refused at its line."),
+    Option("errorkb_url_schemes", ["http", "https", "mailto"], (list, tuple),
+           "The schemes of the URLs a record's page may link to or show (links, images, figure and image "
+           "targets); a relative URL is always allowed, any other scheme (``javascript:``, ``data:``) is refused "
+           "at its line."),
     Option("errorkb_repository_url", "", (str,),
            "The site's GitHub repository (https://github.com/OWNER/REPO): a paste that matches nothing is offered "
            "its missing-error issue form (.github/ISSUE_TEMPLATE/missing-error.yml), prefilled; empty: no such link.",
@@ -125,6 +129,7 @@ class Settings:
     snippet_requirements: str  # the file declaring the snippets' packages, relative to the source folder
     max_record_size: int  # bytes
     allow_raw_html: bool
+    url_schemes: frozenset[str]  # lower-case, without the ':'
     repository_url: str
     llms_summary: str
     opensearch_description: str
@@ -161,6 +166,7 @@ def settings_from(values: dict[str, Any]) -> Settings:
         snippet_requirements=_relative_file(values["errorkb_snippet_requirements"], "errorkb_snippet_requirements"),
         max_record_size=size(values, "errorkb_max_record_size"),
         allow_raw_html=values["errorkb_allow_raw_html"],
+        url_schemes=_schemes(values["errorkb_url_schemes"]),
         repository_url=values["errorkb_repository_url"],
         llms_summary=values["errorkb_llms_summary"],
         opensearch_description=values["errorkb_opensearch_description"],
@@ -203,6 +209,15 @@ def _relative_file(value: str, name: str) -> str:
     if not value.strip() or path.is_absolute() or ".." in path.parts:
         raise ValueError(f"{name} = {value!r} is not a file inside the source folder")
     return str(path)
+
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")
+
+
+def _schemes(value: list[Any] | tuple[Any, ...]) -> frozenset[str]:
+    if not all(isinstance(scheme, str) and _SCHEME.match(scheme) for scheme in value):
+        raise ValueError(f"errorkb_url_schemes = {value!r} is not a list of URL schemes such as ['http', 'https']")
+    return frozenset(scheme.lower() for scheme in value)
 
 
 def _records_dir(value: str) -> str:

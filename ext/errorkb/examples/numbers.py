@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..core.templates import parse_size
+from ..core.values import parse_size
 
 _WHOLE = re.compile(r"[0-9]{1,18}")
 _FRACTION = re.compile(r"[0-9]{0,6}\.[0-9]{1,12}|[0-9]{1,6}")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..core.markdown import fences
 from ..core.page_rules import CODE_DIRECTIVES
+from ..core.reading import not_a_file
 from ..core.records import Problem, split_frontmatter
 
 #: Rules off without a configuration of the site's own: prose is wrapped by hand and messages are
@@ -81,6 +82,10 @@ def lint_prose(files: list[Path], *, root: Path) -> list[Problem]:
     texts: dict[str, str] = {}
     problems: list[Problem] = []
     for path in files:
+        kind = not_a_file(path)
+        if kind is not None:
+            problems.append(Problem(_shown(path, root), 1, f"not read: it is {kind}, not a file"))
+            continue
         try:
             raw = path.read_bytes()
             texts[_shown(path, root)] = prose_only(raw.decode("utf-8"))
@@ -110,7 +115,8 @@ def markdown_files(folder: Path) -> list[Path]:
 
 
 def _shown(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+    """``path`` from ``root``: as written where it can be (a link to a device is named by the link)."""
+    for shown, base in ((path.absolute(), root.absolute()), (path.resolve(), root.resolve())):
+        if shown.is_relative_to(base):
+            return shown.relative_to(base).as_posix()
+    return path.as_posix()
