@@ -165,3 +165,12 @@ def test_nothing_in_fenced_code_is_linted_and_a_site_turns_rules_off_in_its_rumd
     assert all(line.endswith("(MD012)") for line in lines), lines
     project.write(".rumdl.toml", '[global]\ndisable = ["MD012", "MD013"]\n')
     assert check(project) == (0, [])
+
+
+def test_a_fifo_for_the_snippet_requirements_is_refused_unread(project):
+    import os
+
+    project.add_record()
+    os.mkfifo(project.root / "snippet-requirements.txt")
+    code, lines = check(project)
+    assert (code, lines) == (1, ["snippet-requirements.txt:1: not read: it is a FIFO, not a file"])

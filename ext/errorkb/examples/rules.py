@@ -17,12 +17,14 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from ..core.languages import BUILT_IN, Language
+from ..core.reading import Refused, read_file
 from ..core.records import Problem
 from ..core.settings import Ceilings, Settings
 from .hardware import NO_HARDWARE, Profile, load_profile
 
 _INCLUDE = re.compile(r"^(?:-r|--requirement)(?:\s+|=)(?P<file>\S+)$")
 MAX_INCLUDES = 16
+MAX_BYTES = 1024**2  # of a requirements file
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,13 +51,13 @@ def declared_packages(path: Path, shown: str) -> tuple[frozenset[str], list[Prob
             continue
         seen.add(file.resolve())
         try:
-            lines = file.read_text(encoding="utf-8").splitlines()
+            lines = read_file(file, MAX_BYTES).decode("utf-8").splitlines()
         except FileNotFoundError:
             if file != path:
                 problems.append(Problem(shown, 1, f"{name} (included) does not exist"))
             continue
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Problem(name, 1, f"cannot read the file: {exc}"))
+        except (Refused, OSError, UnicodeDecodeError) as exc:
+            problems.append(Problem(name, 1, f"not read: {exc}"))
             continue
         for number, line in enumerate(lines, 1):
             text = re.sub(r"(^|\s)#.*$", "", line).strip()

@@ -11,6 +11,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from ..core.page_rules import raw_output_problems, redirect_name_problems
+from ..core.reading import Refused, read_file
 from ..core.records import Catalogue, Problem
 from ..examples.extract import snippets_in_text, snippets_of_record
 from ..examples.requirements import program_path
@@ -18,6 +19,8 @@ from ..examples.rules import SnippetRules, snippet_rules
 from ..examples.spec import Snippet
 from ..examples.verified import load_verified, unknown_snippets, verified_path
 from .project import Project
+
+GUIDE_BYTES = 16 * 1024**2  # the most of a guide read for its snippets
 
 
 def undeclared(snippet: Snippet, rules: SnippetRules) -> list[Problem]:
@@ -55,8 +58,8 @@ def page_problems(project: Project, catalogue: Catalogue, guides: list[Path]) ->
     for guide in guides:
         shown = guide.relative_to(project.root).as_posix()
         try:
-            text = guide.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = read_file(guide, GUIDE_BYTES).decode("utf-8")
+        except (Refused, OSError, UnicodeDecodeError):
             continue  # the linter says so
         snippets, found = snippets_in_text(text, 1, path=shown, record_id=guide.stem, templates=(), rules=rules)
         problems += found + [p for s in snippets for p in undeclared(s, rules)]
