@@ -132,6 +132,8 @@ errorkb_source_labels = {
     "huggingface": "Hugging Face libraries", "hardware": "GPU hardware", "openvino": "OpenVINO",
     "ascend": "Huawei Ascend", "graphcore": "Graphcore", "dask": "Dask", "mkl": "Intel MKL", "pandas": "pandas",
     "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention", "rocm": "ROCm",
+    "deepspeed": "DeepSpeed",
+    "mindspore": "MindSpore",
 }
 
 # The vendors' code catalogues: the site shows which codes have a page and invites the rest.
