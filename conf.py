@@ -137,7 +137,8 @@ errorkb_source_labels = {
 }
 
 # The vendors' code catalogues: the site shows which codes have a page and invites the rest.
-errorkb_code_catalogues = {"neuron-compiler": "catalogues/neuron-compiler.yaml", "openxla": "catalogues/openxla.yaml"}
+errorkb_code_catalogues = {"neuron-compiler": "catalogues/neuron-compiler.yaml", "openxla": "catalogues/openxla.yaml",
+                           "nvidia-xid": "catalogues/nvidia-xid.yaml"}
 
 # The weekly link check (make linkcheck, .github/workflows/links.yml): GitHub answers many requests
 # from one address slowly, and anchors in its pages are made by scripts.
