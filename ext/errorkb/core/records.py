@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import re
 from collections.abc import Callable
@@ -577,15 +578,20 @@ class Catalogue:
 
     records: dict[str, Record]
 
-    def find(self, key: str) -> Record | None:
-        """A record by id, code (case-insensitive) or alias."""
-        if key in self.records:
-            return self.records[key]
-        folded = key.casefold()
+    @functools.cached_property
+    def names(self) -> dict[str, Record]:
+        """Each record's id, codes and aliases, case-folded, to the record: the one map every
+        lookup by name uses.  Ids come first; otherwise the first record to claim a name keeps it
+        (two records claiming one name is a problem :func:`load_catalogue` reports)."""
+        names = {id_.casefold(): record for id_, record in self.records.items()}
         for record in self.records.values():
-            if folded in (name.casefold() for name in (*record.codes, *record.aliases)):
-                return record
-        return None
+            for name in (*record.codes, *record.aliases):
+                names.setdefault(name.casefold(), record)
+        return names
+
+    def find(self, name: str) -> Record | None:
+        """A record by id, code or alias, case ignored."""
+        return self.names.get(name.casefold())
 
 
 def record_files(folder: Path) -> list[Path]:

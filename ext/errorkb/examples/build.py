@@ -60,16 +60,15 @@ def run_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
 
     report = run_snippets(snippets, Path(app.doctreedir) / CACHE_FOLDER, execute=execute,
                           hardware=load_profile(settings(app.config).hardware), progress=progress)
-    before = domain.snippet_results
+    before = domain.state.snippet_results
     verified = load_all_verified(app, env)
-    changed = verified != domain.verified
+    changed = verified != domain.state.verified
     domain.note_snippet_results(report.results, verified)
     if snippets:
         logger.info(summary_line(list(report.results.values())).replace("examples:", "snippets:")
                     + f" ({len(report.executed)} run, {len(snippets) - len(report.executed)} from cache or skipped)")
-    pages = {d for d, page in domain.snippets.items()
-             if changed or any(before.get(s.key) != report.results.get(s.key) for s in page)}
-    return sorted(pages | domain.data["snippet_tables"].keys())
+    return sorted(docname for docname, page in domain.pages() if page.snippet_table or (page.snippets and (
+        changed or any(before.get(s.key) != report.results.get(s.key) for s in page.snippets))))
 
 
 def setup_examples(app: Sphinx) -> None:

@@ -55,12 +55,10 @@ class SnippetDirective(SphinxDirective):
         except SnippetError as exc:
             logger.warning(str(exc), location=(docname, self.lineno), type="errorkb", subtype="snippet")
             return []
-        page = domain.snippets.setdefault(docname, [])
-        if any(s.id == snippet.id for s in page):
+        if not domain.add_snippet(docname, snippet):
             logger.warning(f"snippet id {snippet.id!r} is used twice on this page", location=(docname, self.lineno),
                            type="errorkb", subtype="snippet")
             return []
-        page.append(snippet)
         node = snippet_node(key=snippet.key, ids=[f"snippet-{snippet.id}"])
         self.set_source_info(node)
         node += nodes.literal_block(snippet.code, snippet.code, language="pycon" if snippet.kind == "shows" else "python")
@@ -71,7 +69,7 @@ class SnippetStatusDirective(SphinxDirective):
     """A table of every snippet of the site and its status."""
 
     def run(self) -> list[nodes.Node]:
-        err_domain(self.env).data["snippet_tables"][self.env.docname] = True
+        err_domain(self.env).note_snippet_table(self.env.docname)
         return [snippet_status_node()]
 
 
