@@ -73,6 +73,13 @@ def _folder(value: str) -> str:
     return str(path)
 
 
+def _yaml_file(value: str) -> str:
+    path = PurePosixPath(value.replace(os.sep, "/"))
+    if path.is_absolute() or ".." in path.parts or path.suffix not in (".yaml", ".yml"):
+        raise ValueError(f"{value!r} is not a YAML file inside the source folder")
+    return str(path)
+
+
 def _size(value: Any) -> int:
     parsed = parse_size(value) if isinstance(value, str) else None
     if not parsed:
@@ -100,6 +107,7 @@ def _known_fields(kinds: tuple[Kind, ...], info: ValidationInfo) -> tuple[Kind, 
 Text = Annotated[StrictStr, AfterValidator(_not_blank)]
 Slug = Annotated[StrictStr, AfterValidator(_slug)]
 Folder = Annotated[StrictStr, AfterValidator(_folder)]
+YamlFile = Annotated[StrictStr, AfterValidator(_yaml_file)]
 Size = Annotated[int, BeforeValidator(_size)]  # bytes, from a size such as '4G'
 Release = Annotated[Text, BeforeValidator(_release)]
 
@@ -165,6 +173,11 @@ class Settings:
         "``name``, ``title``, ``page`` (its triage page), ``cues`` (phrases that give it away) and "
         "``records`` (a field and the values of the kind's records, among which closest answers are chosen). "
         "The kind without cues is the one a paste gets when it holds none.", "html")
+    code_catalogues: dict[Slug, YamlFile] = option(
+        {}, "The vendors' catalogues of error codes the site follows: a name (used in URLs) -> a YAML file relative "
+        "to the source folder, with ``title``, ``vendor``, ``url`` and ``codes`` (each ``code``, ``meaning`` and "
+        "an optional ``url``). The site shows which codes have a record and invites a contribution for the rest.",
+        "html")
     llms_summary: StrictStr = option(
         "A knowledge base of error messages. Each error page gives the exact messages, the causes, "
         "the fixes to try in order, and how to tell which cause applies.",
