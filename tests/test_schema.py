@@ -149,14 +149,12 @@ def test_the_build_stops_on_a_bad_declaration_at_its_line_of_conf_py(project: Pr
     assert not (project.out / "index.html").exists()
 
 
-def test_a_bad_option_raises_sphinxs_config_error_in_a_process_that_embeds_sphinx(project: Project):
-    from sphinx.application import Sphinx
+def test_a_bad_option_raises_sphinxs_config_error_in_a_process_that_embeds_sphinx(project: Project, make_app):
     from sphinx.errors import ConfigError
 
     project.write("conf.py", Project.CONF + "errorkb_max_timeout = -5\n")
     with pytest.raises(ConfigError, match=r"^errorkb_max_timeout = -5: input should be greater than 0$"):
-        Sphinx(project.root, project.root, project.out, project.root / "_build" / "doctrees", "html", status=None,
-               warning=None)
+        make_app("html", srcdir=project.root)
 
 
 def test_the_command_line_stops_on_a_bad_declaration(project: Project):
