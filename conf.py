@@ -52,6 +52,7 @@ FRAMEWORKS = {
     "openvino": "OpenVINO", "mindspore": "MindSpore", "cann": "CANN", "torch-npu": "torch_npu",
     "poplar": "Poplar", "poptorch": "PopTorch", "popart": "PopART", "dask": "Dask", "ctranslate2": "CTranslate2",
     "faster-whisper": "faster-whisper", "whisperx": "WhisperX", "argos-translate": "Argos Translate", "peft": "PEFT",
+    "flash-attn": "FlashAttention",
 }
 
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
@@ -130,7 +131,7 @@ errorkb_source_labels = {
     "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
     "huggingface": "Hugging Face libraries", "hardware": "GPU hardware", "openvino": "OpenVINO",
     "ascend": "Huawei Ascend", "graphcore": "Graphcore", "dask": "Dask", "mkl": "Intel MKL", "pandas": "pandas",
-    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS",
+    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention",
 }
 
 # The vendors' code catalogues: the site shows which codes have a page and invites the rest.

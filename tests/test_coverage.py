@@ -70,3 +70,22 @@ def test_a_broken_catalogue_names_its_file_and_line_in_check_and_the_build(tmp_p
     assert "codes/demo.yaml:12: DEMO1 is listed twice (also at line 5)" in out
     result = project.build()
     assert "codes/demo.yaml:12: WARNING: DEMO1 is listed twice (also at line 5)" in result.stderr
+
+
+def test_every_code_of_the_site_s_catalogues_that_has_a_record_finds_it_alone_and_exactly():
+    from conftest import ROOT
+    from errorkb.core.code_catalogues import load_code_catalogues
+    from errorkb.core.lookup import build_index, lookup
+    from errorkb.tools.project import open_project
+
+    project = open_project(ROOT)
+    records, _ = project.load()
+    vendors, problems = load_code_catalogues(project.settings.code_catalogues, ROOT)
+    assert problems == [] and vendors
+    index = build_index(records)
+    for vendor in vendors:
+        for code, record in coverage(vendor, records.records.values()):
+            if record is None:
+                continue
+            [first, *_] = lookup(index, code.code).matches
+            assert (first.record["id"], first.exact) == (record.id, True), code.code

@@ -27,8 +27,8 @@ from pydantic import ValidationError, ValidationInfo
 
 from .records import MAX_RECORD_BYTES
 from .schema import SLUG, FieldSpec, Schema, distinct_fields
-from .templates import parse_size
 from .triage import Kind, distinct_kinds
+from .values import parse_size
 
 PREFIX = "errorkb_"
 
