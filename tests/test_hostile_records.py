@@ -177,9 +177,10 @@ def test_the_size_limit_of_records_is_the_sites_to_set(project) -> None:
     assert errorkb(project, "check").stdout.startswith(message)
     project.write("conf.py", project.CONF + 'errorkb_max_record_size = "a lot"\n')
     checked = errorkb(project, "check")
-    assert checked.returncode == 2 and "errorkb_max_record_size = 'a lot' is not a size such as '256K'" in checked.stderr
+    refused = "errorkb_max_record_size: 'a lot' is not a size such as '4G' or '256K'"
+    assert checked.returncode == 2 and f"conf.py:{project.CONF.count(chr(10)) + 1}: {refused}" in checked.stderr
     built = project.build()
-    assert built.returncode == 2 and "errorkb_max_record_size = 'a lot' is not a size such as '256K'" in built.stderr
+    assert built.returncode == 2 and refused in built.stderr
 
 
 # ---------------------------------------------------------------------------------------------
