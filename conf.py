@@ -131,7 +131,7 @@ errorkb_source_labels = {
     "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
     "huggingface": "Hugging Face libraries", "hardware": "GPU hardware", "openvino": "OpenVINO",
     "ascend": "Huawei Ascend", "graphcore": "Graphcore", "dask": "Dask", "mkl": "Intel MKL", "pandas": "pandas",
-    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention",
+    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention", "rocm": "ROCm",
 }
 
 # The vendors' code catalogues: the site shows which codes have a page and invites the rest.
@@ -150,6 +150,9 @@ html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
 
 # Snippets may require GPUs, TPUs and Neuron devices (`:requires: cuda, gpu-memory>=16G`).
 errorkb_hardware = "errorkb.examples.accelerators"
+# Read the Docs builds have no sandbox: their previews show the pages with the snippets not run,
+# and the pull request's `make html` check runs them (CONTRIBUTING.md says where to see results).
+errorkb_run_examples = not os.environ.get("READTHEDOCS")
 
 # The site's own words where the extension speaks of the site.
 errorkb_llms_summary = (

@@ -102,7 +102,7 @@ def test_only_the_domain_touches_its_data():
 #: The layers, lowest first; a module imports only from its own layer or lower ones.  ``site``
 #: (the Sphinx side) and ``tools`` (the terminal tools) stand side by side and never import each
 #: other; so do the examples' build side and their pytest plugin, above them.
-EXAMPLES_ENGINE = {"accelerators", "cache", "extract", "hardware", "judge", "launch", "requirements", "runner",
+EXAMPLES_ENGINE = {"accelerators", "cache", "extract", "hardware", "judge", "launch", "numbers", "requirements", "rules", "runner",
                    "sandbox", "sandbox_ids", "session", "spec", "verified"}
 
 

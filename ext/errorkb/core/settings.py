@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 from pydantic import ValidationError, ValidationInfo
 
+from .languages import Language, languages_from
 from .records import MAX_RECORD_BYTES
 from .schema import SLUG, FieldSpec, Schema, distinct_fields
 from .triage import Kind, distinct_kinds
@@ -80,6 +81,27 @@ def _yaml_file(value: str) -> str:
     return str(path)
 
 
+def _relative_file(value: str) -> str:
+    path = PurePosixPath(value.replace(os.sep, "/").strip())
+    if not value.strip() or path.is_absolute() or ".." in path.parts:
+        raise ValueError(f"{value!r} is not a file inside the source folder")
+    return str(path)
+
+
+def _schemes(value: frozenset[str]) -> frozenset[str]:
+    for scheme in value:
+        if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*$", scheme):
+            raise ValueError(f"{scheme!r} is not a URL scheme such as 'https'")
+    return frozenset(scheme.lower() for scheme in value)
+
+
+def _languages(value: Any) -> dict[str, Language]:
+    if not isinstance(value, Mapping):
+        raise ValueError("is not a mapping of language names to what runs them, such as "
+                         "{'javascript': {'command': 'node {file}', 'suffix': '.js'}}")
+    return languages_from(value)
+
+
 def _size(value: Any) -> int:
     parsed = parse_size(value) if isinstance(value, str) else None
     if not parsed:
@@ -108,6 +130,7 @@ Text = Annotated[StrictStr, AfterValidator(_not_blank)]
 Slug = Annotated[StrictStr, AfterValidator(_slug)]
 Folder = Annotated[StrictStr, AfterValidator(_folder)]
 YamlFile = Annotated[StrictStr, AfterValidator(_yaml_file)]
+RelativeFile = Annotated[StrictStr, AfterValidator(_relative_file)]
 Size = Annotated[int, BeforeValidator(_size)]  # bytes, from a size such as '4G'
 Release = Annotated[Text, BeforeValidator(_release)]
 
@@ -151,12 +174,24 @@ class Settings:
         Ceilings.timeout, "The longest ``:timeout:`` a snippet may ask for, in seconds.")
     max_memory: Size = option(
         f"{Ceilings.memory // 1024**3}G", "The most ``:memory:`` a snippet may ask for, as a size such as ``4G``.")
+    languages: Annotated[dict[str, Language], BeforeValidator(_languages)] = option(
+        {}, "Languages a snippet may be written in (``:language:``) beyond ``python`` and ``bash``: name -> "
+        "``{'command': 'node {file}', 'suffix': '.js'}``, with optional ``highlight`` (a Pygments name), "
+        "``prompt``, ``continuation`` and ``session_highlight`` for ``shows`` sessions.")
+    snippet_requirements: RelativeFile = option(
+        "snippet-requirements.txt", "The pip requirements file, relative to the source folder, that declares the "
+        "Python packages the snippets may name in ``:requires:`` (and that the set-up installs); any other word "
+        "there that names no hardware is a program on the sandbox's PATH.")
     max_record_size: Size = option(
         f"{MAX_RECORD_BYTES // 1024}K",
         "The largest record file, as a size such as ``256K``; a larger one is refused before it is parsed.")
     allow_raw_html: StrictBool = option(
         False, "Let records publish raw HTML (HTML blocks and inline tags in the prose, the ``raw`` directive); "
         "by default each is refused at its line.")
+    url_schemes: Annotated[frozenset[StrictStr], AfterValidator(_schemes)] = option(
+        ["http", "https", "mailto"], "The schemes of the URLs a record's page may link to or show (links, images, "
+        "figure and image targets); a relative URL is always allowed, any other scheme (``javascript:``, "
+        "``data:``) is refused at its line.")
     repository_url: StrictStr = option(
         "", "The site's GitHub repository (https://github.com/OWNER/REPO): a paste that matches nothing is offered "
         "its missing-error issue form (.github/ISSUE_TEMPLATE/missing-error.yml), prefilled; empty: no such link.",
@@ -257,8 +292,9 @@ def _message(error: Any) -> str:
         *path, key = path
         return f"{_where(option, path)} has no {key!r}"
     if error["type"] == "value_error":
-        return f"{_where(option, path)}: {error['ctx']['error']}"
-    what = error["msg"].replace("a valid tuple", "a list")  # what conf.py writes
+        said = str(error["ctx"]["error"])
+        return said if said.startswith(PREFIX + option) else f"{_where(option, path)}: {said}"
+    what = re.sub(r"a valid (tuple|frozenset)", "a list", error["msg"])  # what conf.py writes
     return f"{_where(option, path)} = {error['input']!r}: {what[0].lower()}{what[1:]}"
 
 

@@ -46,6 +46,7 @@ from sphinx.util.nodes import make_refnode
 from .config import settings
 from ..core.record_cache import load_catalogue_cached
 from ..core.records import Catalogue, Record
+from ..examples.rules import SnippetRules
 
 if TYPE_CHECKING:
     from ..examples.judge import Result
@@ -56,7 +57,7 @@ logger = logging.getLogger(__name__)
 
 #: The shape of the state saved with the environment: raise it whenever that changes, and
 #: Sphinx discards an environment saved by older code instead of reading it.
-STATE_VERSION = 5
+STATE_VERSION = 6
 
 #: Set on cross-references the extension writes itself (related lists, the catalogue), so that
 #: only links written by authors count as "Referenced by".
@@ -71,6 +72,7 @@ class PageState:
     related: list[str] | None = None  # a record page: the related ids it shows
     catalogue: str | None = None  # fingerprint of the catalogue rows it shows
     snippets: list[Snippet] = dataclasses.field(default_factory=list)  # in page order
+    snippet_problems: list[tuple[int, str]] = dataclasses.field(default_factory=list)  # (line, why) of each refused
     snippet_table: bool = False  # it lists every snippet of the site and its status
 
 
@@ -127,6 +129,8 @@ class ErrorDomain(Domain):
         self.related: dict[str, list[str]] = {}
         #: Record id -> the documents that link to it with the role (:meth:`note_backlinks`).
         self.backlinks: dict[str, set[str]] = {}
+        #: What the site allows its snippets and offers them (:meth:`note_snippet_rules`).
+        self.snippet_rules = SnippetRules()
 
     # -- the records of this build
 
@@ -134,6 +138,10 @@ class ErrorDomain(Domain):
         """``builder-inited``: the records of this build, checked."""
         self.catalogue = catalogue
         self.related = related_both_ways(catalogue)
+
+    def note_snippet_rules(self, rules: SnippetRules) -> None:
+        """``builder-inited``: what the site allows its snippets and offers them."""
+        self.snippet_rules = rules
 
     def docname_of(self, record: Record) -> str:
         return f"{settings(self.env.config).records_dir}/{record.docname}"
@@ -172,6 +180,10 @@ class ErrorDomain(Domain):
             return False
         page.snippets.append(snippet)
         return True
+
+    def note_snippet_problem(self, docname: str, line: int, message: str) -> None:
+        """A snippet of page ``docname`` refused, warned about on every build."""
+        self._page(docname).snippet_problems.append((line, message))
 
     def note_snippet_table(self, docname: str) -> None:
         self._page(docname).snippet_table = True
