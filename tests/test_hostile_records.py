@@ -411,7 +411,7 @@ def test_a_site_may_widen_the_schemes_its_records_link_to(project) -> None:
     assert 'href="tel:+15550100"' in (project.out / "errors/demo/demo-oom.html").read_text(encoding="utf-8")
     project.write("conf.py", project.CONF + 'errorkb_url_schemes = ["http", "java script"]\n')
     bad = errorkb(project, "check")
-    assert bad.returncode == 2 and "errorkb_url_schemes = ['http', 'java script'] is not a list of URL schemes" in bad.stderr
+    assert bad.returncode == 2 and "errorkb_url_schemes: 'java script' is not a URL scheme such as 'https'" in bad.stderr
 
 
 def test_a_meta_refresh_in_a_record_is_refused(project) -> None:
