@@ -42,6 +42,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.roles import XRefRole
 from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
+from sphinx.util.parallel import parallel_available
 
 from .config import settings
 from ..core.record_cache import load_catalogue_cached
@@ -283,15 +284,17 @@ def related_both_ways(catalogue: Catalogue) -> dict[str, list[str]]:
 
 
 def load_records(app: Sphinx) -> None:
-    """``builder-inited``: load and check every record before any page is read.
+    """``builder-inited``: load and check every record before any page is read (in as many
+    processes as the build reads pages in).
 
     Any problem is logged as ``file:line: ERROR: message`` and the build stops with exit
     status 1 before anything is written: a crash report would bury the one line that matters.
     """
     srcdir = Path(app.srcdir)
     site = settings(app.config)
+    processes = app.parallel if parallel_available and app.parallel > 1 else 1  # ``-j``
     catalogue, problems = load_catalogue_cached(srcdir / site.records_dir, site.schema, srcdir, Path(app.doctreedir),
-                                                site.max_record_size)
+                                                site.max_record_size, processes)
     if problems:
         for problem in problems:
             logger.error(problem.message, location=f"{problem.path}:{problem.line}", type="errorkb", subtype="record")
