@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 
 from conftest import SITE_SCHEMA
-from errorkb.core.records import _claimed_by_others, load_catalogue, load_record
+from errorkb.core.records import claimed_by_others, load_catalogue, load_record
 from errorkb.core.templates import compile_template
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,10 +90,10 @@ def test_short_list_finds_what_every_template_finds(tmp_path: Path, monkeypatch)
         path.write_text(render_record(record), encoding="utf-8")
         loaded[record.id] = load_record(path, schema=SITE_SCHEMA)
 
-    found = [p.message for p in _claimed_by_others(loaded)]
+    found = [p.message for p in claimed_by_others(loaded)]
     # The same check with no short-listing: every template tried on every line that holds its literal text.
     monkeypatch.setattr("errorkb.core.lookup.keys_for", lambda words: [None] * len(words))
-    assert [p.message for p in _claimed_by_others(loaded)] == found
+    assert [p.message for p in claimed_by_others(loaded)] == found
     assert len(found) > len(generic)
 
 

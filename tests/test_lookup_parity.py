@@ -15,8 +15,8 @@ from errorkb.tools.project import open_project
 from errorkb.core.lookup import build_index, lookup
 from test_lookup import HINTS_AND_QUOTES, log_lines
 from errorkb.core.records import load_catalogue
+from errorkb.core.settings import settings_from
 from errorkb.core.templates import Layout, Placeholder, build, parse
-from errorkb.core.triage import kinds_from
 from lookup_records import CODED, PHRASED, PHRASED_PASTES, RECORDS, write_records
 from system_tools import require
 
@@ -87,12 +87,12 @@ EXTRA_PASTES = [
 
 
 #: Kinds of the test catalogue's records, as a site declares them (see triage.py).
-DEMO_KINDS = kinds_from([
+DEMO_KINDS = settings_from({"errorkb_kinds": [
     {"name": "device", "title": "Device memory", "page": "docs/device", "cues": ["out of memory", "CUDA", "HBM"],
      "records": {"source": ["demo", "chip"]}},
     {"name": "killed", "title": "Killed", "page": "docs/killed", "cues": ["Killed", "exit code 137", "oom-kill"]},
     {"name": "other", "title": "Not a memory error", "page": "docs/other"},
-])
+]}).kinds
 
 
 def pastes_for(catalogue) -> list[str]:

@@ -3,6 +3,7 @@ are validated against it with file:line problems."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,12 @@ import pytest
 
 from conftest import Project, record_text
 from errorkb.core.records import RecordError, load_record
-from errorkb.core.schema import SchemaError, schema_from
+from errorkb.core.settings import OPTIONS, Settings, SettingsError, settings_from
+
+def schema_of(fields, sections=("Meaning", "Resolution"), fixes_section="Resolution"):
+    return settings_from({"errorkb_fields": fields, "errorkb_sections": list(sections),
+                          "errorkb_fixes_section": fixes_section}).schema
+
 
 FIELDS = [
     {"name": "severity", "label": "Severity", "values": {"error": "ERROR", "fatal": "FATAL"}, "required": True},
@@ -46,7 +52,7 @@ def load(tmp_path: Path, fields: str, extra: str = ""):
     path = tmp_path / "errors" / "demo" / "demo-oom.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(RECORD.format(fields=fields, extra=extra), encoding="utf-8")
-    schema = schema_from(FIELDS, ["Meaning", "Resolution"], "Resolution")
+    schema = schema_of(FIELDS)
     return load_record(path, schema=schema, root=tmp_path)
 
 
@@ -80,41 +86,84 @@ def test_sections_are_the_sites(tmp_path: Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     with pytest.raises(RecordError, match="missing section '## Meaning'"):
-        load_record(path, schema=schema_from(FIELDS, ["Meaning", "Resolution"], "Resolution"), root=tmp_path)
+        load_record(path, schema=schema_of(FIELDS), root=tmp_path)
 
 
-@pytest.mark.parametrize(("fields", "sections", "message"), [
-    ("severity", ["A"], "errorkb_fields must be a list"),
-    ([{"label": "x"}], ["A"], "errorkb_fields[0]: 'name' must be a lower-case identifier"),
-    ([{"name": "title"}], ["A"], "'title' is a core field"),
-    ([{"name": "sev", "values": {"Bad Value": "x"}}], ["A"], "value 'Bad Value' is not a lower-case slug"),
-    ([{"name": "sev", "badge": "pink"}], ["A"], "'badge' must be one of"),
-    ([{"name": "sev", "index": True}], ["A"], "a free-text field cannot be a filter, index or variants"),
-    ([{"name": "sev", "colour": "red"}], ["A"], "unknown key(s) 'colour'"),
-    ([{"name": "a", "values": {"x": "X"}, "filter": True, "slug": "source"}], ["A"], "two fields take the name 'source'"),
-    ([{"name": "a"}, {"name": "a"}], ["A"], "declares 'a' twice"),
-    ([], "Causes", "errorkb_sections must be a list of section titles"),
-    ([], ["A", "A"], "errorkb_sections names a section twice"),
+@pytest.mark.parametrize(("options", "message"), [
+    ({"errorkb_fields": "severity"}, "errorkb_fields = 'severity': input should be a list"),
+    ({"errorkb_fields": [{"label": "x"}]}, "errorkb_fields[0] has no 'name'"),
+    ({"errorkb_fields": [{"name": "Sev"}]},
+     "errorkb_fields[0]: 'name': 'Sev' is not a lower-case identifier such as 'severity'"),
+    ({"errorkb_fields": [{"name": "title"}]}, "errorkb_fields: 'title' is a core field of every record; choose another name"),
+    ({"errorkb_fields": [{"name": "sev", "values": {"Bad Value": "x"}}]},
+     "errorkb_fields[0]: 'values': 'Bad Value' is not a lower-case slug such as 'run-time'"),
+    ({"errorkb_fields": [{"name": "sev", "badge": "pink"}]}, "errorkb_fields[0]['badge'] = 'pink': input should be "
+     "'primary', 'info', 'secondary', 'warning', 'success', 'danger' or 'plain'"),
+    ({"errorkb_fields": [{"name": "sev", "many": "yes"}]}, "errorkb_fields[0]['many'] = 'yes': input should be a valid boolean"),
+    ({"errorkb_fields": [{"name": "sev", "index": True}]},
+     "errorkb_fields: 'sev' is free text (it has no 'values'): it cannot be open, a filter, an index or variants"),
+    ({"errorkb_fields": [{"name": "sev", "colour": "red"}]}, "errorkb_fields[0] has an unknown key 'colour' (the keys: "
+     "name, label, values, open, many, required, badge, column, filter, index, json, variants, slug)"),
+    ({"errorkb_fields": [{"name": "a", "values": {"x": "X"}, "filter": True, "slug": "source"}]},
+     "errorkb_fields: two fields take the name 'source' in URLs (set 'slug' on one)"),
+    ({"errorkb_fields": [{"name": "a"}, {"name": "a"}]}, "errorkb_fields: declares 'a' twice"),
+    ({"errorkb_sections": "Causes"}, "errorkb_sections = 'Causes': input should be a list"),
+    ({"errorkb_sections": ["A", "A"]}, "errorkb_sections: names 'A' twice"),
+    ({"errorkb_sections": ["A", " "]}, "errorkb_sections[1]: is empty"),
+    ({"errorkb_source_labels": {"Py Torch": "PyTorch"}},
+     "errorkb_source_labels: 'Py Torch' is not a lower-case slug such as 'sqlstate'"),
+    ({"errorkb_records_dir": "../elsewhere"},
+     "errorkb_records_dir: '../elsewhere' is not a folder inside the source folder, such as 'errors'"),
+    ({"errorkb_max_memory": "lots"}, "errorkb_max_memory: 'lots' is not a size such as '4G' or '256K'"),
+    ({"errorkb_max_timeout": True}, "errorkb_max_timeout = True: input should be a valid integer"),
+    ({"errorkb_max_timeout": 0}, "errorkb_max_timeout = 0: input should be greater than 0"),
+    ({"errorkb_checked_max_age": -1}, "errorkb_checked_max_age = -1: input should be greater than or equal to 0"),
+    ({"errorkb_current_releases": {"PyTorch": 2.10}},
+     "errorkb_current_releases['PyTorch']: 2.1 is a number: quote releases ('2.10'), as 2.10 reads as 2.1"),
+    ({"errorkb_run_examples": 1}, "errorkb_run_examples = 1: input should be a valid boolean"),
 ])
-def test_a_bad_declaration_is_refused_naming_the_option(fields, sections, message: str):
-    with pytest.raises(SchemaError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")):
-        schema_from(fields, sections)
+def test_a_bad_option_is_refused_naming_it_and_where_in_its_value(options, message: str):
+    with pytest.raises(SettingsError) as refused:
+        settings_from(options)
+    assert (refused.value.option, str(refused.value)) == (next(iter(options)), message)
 
 
-def test_the_build_stops_on_a_bad_declaration_with_the_options_name(project: Project):
-    project.write("conf.py", Project.CONF + 'errorkb_fields = [{"name": "severity", "badge": "pink"}]\n')
+def test_every_option_comes_from_its_one_declaration():
+    """The options Sphinx registers, their defaults and docs are the fields of ``Settings``."""
+    assert [o.name for o in OPTIONS] == [f"errorkb_{f.name}" for f in dataclasses.fields(Settings)]
+    defaults = settings_from({})
+    assert settings_from({o.name: o.default for o in OPTIONS}) == defaults
+    assert (defaults.max_memory, defaults.max_record_size, defaults.sections) == (4 * 1024**3, 256 * 1024, ("Causes", "Fixes"))
+    assert all(o.doc and o.rebuild in ("env", "html", "") for o in OPTIONS)
+
+
+def test_the_build_stops_on_a_bad_declaration_at_its_line_of_conf_py(project: Project):
+    project.write("conf.py", Project.CONF + '\nerrorkb_fields = [\n    {"name": "severity", "badge": "pink"},\n]\n')
+    line = Project.CONF.count("\n") + 2
     project.add_record()
     result = project.build()
-    assert result.returncode != 0
-    assert "errorkb_fields[0] (severity): 'badge' must be one of" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"{project.root / 'conf.py'}:{line}: ERROR: errorkb_fields[0]['badge'] = 'pink': "
+                                    "input should be 'primary', ")
+    assert "Configuration error!" in result.stderr and "Traceback (most recent call last)" not in result.stderr
+    assert not (project.out / "index.html").exists()
+
+
+def test_a_bad_option_raises_sphinxs_config_error_in_a_process_that_embeds_sphinx(project: Project, make_app):
+    from sphinx.errors import ConfigError
+
+    project.write("conf.py", Project.CONF + "errorkb_max_timeout = -5\n")
+    with pytest.raises(ConfigError, match=r"^errorkb_max_timeout = -5: input should be greater than 0$"):
+        make_app("html", srcdir=project.root)
 
 
 def test_the_command_line_stops_on_a_bad_declaration(project: Project):
     project.write("conf.py", Project.CONF + 'errorkb_records_dir = "../elsewhere"\n')
+    line = Project.CONF.count("\n") + 1
     project.add_record()
     done = subprocess.run([sys.executable, "-m", "errorkb.tools.cli", "check"], cwd=project.root, capture_output=True, text=True)
-    assert done.returncode == 2 and "errorkb_records_dir = '../elsewhere' is not a folder inside the source folder" in done.stderr
+    assert done.returncode == 2
+    assert f"conf.py:{line}: errorkb_records_dir: '../elsewhere' is not a folder inside the source folder" in done.stderr
 
 
 def test_a_markdown_file_outside_a_records_place_is_reported(project: Project):

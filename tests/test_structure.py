@@ -84,6 +84,21 @@ def test_the_build_state_is_reached_through_the_domain_alone():
     assert found == []
 
 
+def test_only_the_domain_touches_its_data():
+    """The build's state is typed (``SiteState``) and changed through the domain's methods: no
+    module of the Sphinx side but the domain indexes a ``.data`` or Sphinx's ``domaindata``."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = module_name(path)
+        if layer_of(name)[1] not in ("site", "examples-build", "manifest") or name == "errorkb.site.domain":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
+                    node.value.attr in ("data", "domaindata"):
+                found.append(f"{name}:{node.lineno}: .{node.value.attr}[...]")
+    assert found == []
+
+
 #: The layers, lowest first; a module imports only from its own layer or lower ones.  ``site``
 #: (the Sphinx side) and ``tools`` (the terminal tools) stand side by side and never import each
 #: other; so do the examples' build side and their pytest plugin, above them.

@@ -61,7 +61,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from .site.config import setup_config
     from .site.containment import setup_containment
     from .site.coverage import setup_coverage
-    from .site.domain import load_records
+    from .site.domain import STATE_VERSION, load_records
     from .examples.build import setup_examples
     from .site.indexes import setup_indexes
     from .site.links import setup_links
@@ -89,7 +89,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", lambda app, config: config.html_static_path.append(str(here / "static")))
     app.connect("config-inited", lambda app, config: config.templates_path.append(str(here / "layouts")))
     app.add_css_file("errorkb.css")
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 5}
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": STATE_VERSION}
 
 
 def load_ipython_extension(ipython: Any) -> None:

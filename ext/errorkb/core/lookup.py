@@ -239,13 +239,21 @@ class Entry(Candidate):
     record: int = 0  # index into LookupIndex.records
     text: str = ""  # the template, where the index was built from records (not shipped)
     summary: bool = False  # its message is a summary line (``summary_line``), which yields to others
+    compiled: Template | None = None  # the same, compiled (not shipped)
 
     @classmethod
     def of_template(cls, template: Template, key: str | None, examples: int, record: int,
                     summary: bool = False) -> "Entry":
         c = Candidate.of(template, key)
         placeholders = " ".join(f"{f.name} {f.type} {f.group}" for f in template.fields)
-        return cls(c.pieces, c.key, c.run, c.specificity, placeholders, examples, record, template.text, summary)
+        return cls(c.pieces, c.key, c.run, c.specificity, placeholders, examples, record, template.text, summary,
+                   template)
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        """The template's own matcher where the index was built from records: the records' load has
+        compiled it already, to check the examples, and the cross-record check need not again."""
+        return self.compiled.regex if self.compiled is not None else re.compile("".join(self.pieces))
 
     @functools.cached_property
     def fields(self) -> tuple[Field, ...]:
@@ -620,7 +628,7 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     last = last_copies(paste)
     holding = {key: [i for i in found if i in last] for key, found in LineWords(paste.lines).holding(index.keys).items()}
     matcher = LineMatcher(paste.lines, SCAN_FROM, among=last)
-    short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
+    short_listed = {e: found for key, found in holding.items() for e in _near_run(index, paste.lines, key, found)}
     for e in index.always:
         short_listed[e] = matcher.lines_holding(index.entries[e].run)
     hits = []
@@ -643,6 +651,23 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
         exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
                             spans.get(i, []))
     return _rank(index, exact)
+
+
+#: Lines of a paste that hold a key, up to which its templates are first kept only where their run is
+#: near one of them (one substring search each): many templates share a common key, most are
+#: dropped at once, and the cross-record check of a large catalogue, a paste per example, scales.
+FEW_LINES = 16
+
+
+def _near_run(index: LookupIndex, lines: list[str], key: bytes, found: list[int]) -> list[int]:
+    """The templates filed under ``key`` that may match around the lines ``found``: a template
+    matches a line, or the line joined to its neighbour, only where one of them holds its run."""
+    filed = index.by_key.get(key, [])
+    if len(found) > FEW_LINES or len(filed) < 2:
+        return filed
+    near = "\n".join(lines[j] for i in found for j in range(max(i - 1, 0), min(i + 2, len(lines))))
+    entries = index.entries
+    return [e for e in filed if entries[e].run in near]
 
 
 _DIGIT_RUNS = re.compile(r"[0-9]+")

@@ -48,8 +48,9 @@ def write(cache_dir: Path, cache: RecordCache) -> None:
 
 
 def load_catalogue_cached(folder: Path, schema: Schema, root: Path, cache_dir: Path,
-                          max_bytes: int = MAX_RECORD_BYTES) -> tuple[Catalogue, list[Problem]]:
-    """:func:`~errorkb.records.load_catalogue`, reusing the records of files that did not change.
+                          max_bytes: int = MAX_RECORD_BYTES, processes: int = 1) -> tuple[Catalogue, list[Problem]]:
+    """:func:`~errorkb.records.load_catalogue`, reusing the records of files that did not change,
+    in ``processes`` processes; the records' compiled matchers are let go once they are checked.
 
     Reading the cache and loading the records run with the garbage collector paused (see :mod:`.gc_pause`).
     """
@@ -57,7 +58,11 @@ def load_catalogue_cached(folder: Path, schema: Schema, root: Path, cache_dir: P
     with gc_paused():
         cache = read(cache_dir)
         before = {path: digest for path, (digest, _) in cache.items()}
-        catalogue, problems = load_catalogue(folder, schema=schema, root=root, cache=cache, max_bytes=max_bytes)
+        catalogue, problems = load_catalogue(folder, schema=schema, root=root, cache=cache, max_bytes=max_bytes,
+                                             processes=processes)
+    for record in catalogue.records.values():
+        for template in record.templates:
+            template.release()
     if before != {path: digest for path, (digest, _) in cache.items()}:
         write(cache_dir, cache)
     return catalogue, problems

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import re
 from collections.abc import Callable
@@ -321,8 +322,11 @@ def split_frontmatter(text: str) -> tuple[str, str, int] | None:
 
 
 def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(), root: Path | None = None,
-                max_bytes: int = MAX_RECORD_BYTES) -> Record:
-    """Parse and validate one record file against ``schema``; raise :class:`RecordError` listing every problem."""
+                max_bytes: int = MAX_RECORD_BYTES, check_examples: bool = True) -> Record:
+    """Parse and validate one record file against ``schema``; raise :class:`RecordError` listing every problem.
+
+    ``check_examples`` False leaves out matching the examples against their templates (which
+    compiles the templates), for a caller that runs :func:`example_problems` itself."""
     shown = _shown_path(path, root)
     problems: list[Problem] = []
 
@@ -384,7 +388,7 @@ def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(
             problems += [Problem(shown, lines.get("code", 2), f"code {code!r} holds no letter or digit to name its "
                                  "redirect page: set 'redirects: false' to give it none")
                          for code in _codes_of(fields) if not redirect_name(code)]
-    templates, template_problems = _compile_messages(data.get("messages"), lines, shown)
+    templates, template_problems = _compile_messages(data.get("messages"), lines, shown, check_examples)
     problems += template_problems
 
     body_line = fm_lines + 1
@@ -449,7 +453,8 @@ def _shown_path(path: Path, root: Path | None) -> str:
     return path.as_posix()
 
 
-def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list[Template | None], list[Problem]]:
+def _compile_messages(raw: Any, lines: dict[str, int], shown: str,
+                      check_examples: bool = True) -> tuple[list[Template | None], list[Problem]]:
     """Compile each well-formed message's template and check its examples against it.
 
     Runs even when other fields are invalid, so that one pass reports every problem.
@@ -470,12 +475,26 @@ def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list
             templates.append(None)
             continue
         templates.append(template)
-        for j, example in enumerate(message.examples):
-            if not _matches_as_pasted(template, example.text):
-                key = f"messages[{i}].examples[{j}]"
-                problems.append(Problem(shown, _line_for(lines, key),
-                                        f"{key} does not match its template: {where_it_stops(template, example.text)}"))
+        if check_examples:
+            problems += _mismatches(i, template, message.examples, lines, shown)
     return templates, problems
+
+
+def _mismatches(i: int, template: Template, examples: list[Example], lines: dict[str, int], shown: str) -> list[Problem]:
+    """The examples of message ``i`` that its template does not match."""
+    problems = []
+    for j, example in enumerate(examples):
+        if not _matches_as_pasted(template, example.text):
+            key = f"messages[{i}].examples[{j}]"
+            problems.append(Problem(shown, _line_for(lines, key),
+                                    f"{key} does not match its template: {where_it_stops(template, example.text)}"))
+    return problems
+
+
+def example_problems(record: Record) -> list[Problem]:
+    """The examples of ``record`` that their templates do not match (see ``check_examples``)."""
+    return [p for i, (message, template) in enumerate(zip(record.messages, record.templates, strict=True))
+            for p in _mismatches(i, template, message.examples, record.lines, record.path)]
 
 
 def _matches_as_pasted(template: Template, text: str) -> bool:
@@ -703,15 +722,21 @@ class Catalogue:
 
     records: dict[str, Record]
 
-    def find(self, key: str) -> Record | None:
-        """A record by id, code or alias; case and runs of white space do not count in the last two."""
-        if key in self.records:
-            return self.records[key]
-        wanted = folded(key)
+    @functools.cached_property
+    def names(self) -> dict[str, Record]:
+        """Each record's id, codes and aliases, folded (case and runs of white space do not count),
+        to the record: the one map every lookup by name uses.  Ids come first; otherwise the first
+        record to claim a name keeps it (two records claiming one name is a problem
+        :func:`load_catalogue` reports)."""
+        names = {folded(id_): record for id_, record in self.records.items()}
         for record in self.records.values():
-            if wanted in (folded(name) for name in (*record.codes, *record.aliases)):
-                return record
-        return None
+            for name in (*record.codes, *record.aliases):
+                names.setdefault(folded(name), record)
+        return names
+
+    def find(self, name: str) -> Record | None:
+        """A record by id, code or alias; case and runs of white space do not count."""
+        return self.records.get(name) or self.names.get(folded(name))
 
 
 def related_both_ways(catalogue: Catalogue) -> dict[str, list[str]]:
@@ -739,7 +764,8 @@ RecordCache = dict[str, tuple[str, Record]]
 
 
 def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None = None,
-                   cache: RecordCache | None = None, max_bytes: int = MAX_RECORD_BYTES) -> tuple[Catalogue, list[Problem]]:
+                   cache: RecordCache | None = None, max_bytes: int = MAX_RECORD_BYTES,
+                   processes: int = 1) -> tuple[Catalogue, list[Problem]]:
     """Load every record; return what loaded and every problem found, files in order.
 
     A Markdown file elsewhere than ``<folder>/<source>/<id>.md`` is reported, as no record is
@@ -747,13 +773,38 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
     leading out of ``root`` (or of ``folder`` without a root), is refused unread.  With ``cache``,
     a file whose bytes are unchanged reuses its record instead of being parsed and checked
     again; ``cache`` is updated to the files just loaded.  The checks across records always run.
+    With ``processes`` above 1 the files are read, and the examples checked, in that many
+    processes (:mod:`.spread`), with the same outcome.
     """
-    records: dict[str, Record] = {}
-    problems: list[Problem] = []
-    owners: dict[str, Record] = {}  # folded id, code or alias -> record
+    if processes > 1:
+        from .spread import load_spread
+
+        spread = load_spread(folder, schema=schema, root=root, cache=cache, max_bytes=max_bytes, processes=processes)
+        if spread is not None:
+            return spread
+    problems, paths = placed_files(folder, root)
     fresh: RecordCache = {}
-    problems += [Problem(_link_path(path, root), 1, f"not read as a record: records are {folder.name}/<source>/<id>.md")
-                 for path in stray_files(folder)]
+    loaded = []
+    for path in paths:
+        try:
+            loaded.append(_load_cached(path, schema, root, cache, fresh, max_bytes))
+        except RecordError as exc:
+            problems += exc.problems
+    records, across = checks_across(folder, loaded)
+    problems += across + claimed_by_others(records)
+    if cache is not None:
+        cache.clear()
+        cache.update(fresh)
+    return Catalogue(records), sorted(problems, key=lambda p: (p.path, p.line))
+
+
+def placed_files(folder: Path, root: Path | None) -> tuple[list[Problem], list[Path]]:
+    """The record files to read, and a problem for each file that is not read: one elsewhere than
+    ``<source>/<id>.md``, one that is not a regular file, and one that is a symbolic link leading
+    out of ``root`` (or ``folder``)."""
+    problems = [Problem(_link_path(path, root), 1, f"not read as a record: records are {folder.name}/<source>/<id>.md")
+                for path in stray_files(folder)]
+    paths = []
     for path in record_files(folder):
         kind = not_a_file(path)
         if kind is not None:
@@ -762,12 +813,18 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
         if leaves(path, root or folder):
             problems.append(Problem(_link_path(path, root), 1, "a symbolic link to a file outside the source folder; "
                                     "put the record itself here"))
-            continue
-        try:
-            record = _load_cached(path, schema, root, cache, fresh, max_bytes)
-        except RecordError as exc:
-            problems += exc.problems
-            continue
+        else:
+            paths.append(path)
+    return problems, paths
+
+
+def checks_across(folder: Path, loaded: list[Record]) -> tuple[dict[str, Record], list[Problem]]:
+    """The records by id, and what is wrong between them: an id, code or alias used twice, a
+    related id that no record has (the checks of examples against other records aside)."""
+    records: dict[str, Record] = {}
+    problems: list[Problem] = []
+    owners: dict[str, Record] = {}  # lower-cased id, code or alias -> record
+    for record in loaded:
         for key, field in [(record.id, "id"), *((c, "code") for c in record.codes), *((a, "aliases") for a in record.aliases)]:
             if not key:
                 continue
@@ -786,11 +843,7 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
             elif rel == record.id:
                 problems.append(Problem(record.path, record.line_of(f"related[{i}]"), "a record cannot be related to itself"))
     problems += _redirect_clashes(records)
-    problems += _claimed_by_others(records)
-    if cache is not None:
-        cache.clear()
-        cache.update(fresh)
-    return Catalogue(records), sorted(problems, key=lambda p: (p.path, p.line))
+    return records, problems
 
 
 def leaves(path: Path, boundary: Path) -> bool:
@@ -810,15 +863,10 @@ def _load_cached(path: Path, schema: Schema, root: Path | None, cache: RecordCac
     def load() -> Record:
         return load_record(path, schema=schema, root=root, max_bytes=max_bytes)
 
-    if cache is None:
+    digest = file_digest(path, schema, max_bytes) if cache is not None else None
+    if digest is None:
         return load()
-    try:
-        if path.stat().st_size > max_bytes:
-            return load()  # refuses it, unread
-        digest = hashlib.blake2b(read_file(path, max_bytes), digest_size=16, key=schema.fingerprint.encode()).hexdigest()
-    except (OSError, Refused):
-        return load()  # reports the error
-    hit = cache.get(str(path))
+    hit = cache.get(str(path)) if cache is not None else None
     record = hit[1] if hit is not None and hit[0] == digest else load()
     fresh[str(path)] = (digest, record)
     return record
@@ -854,7 +902,18 @@ def _redirect_clashes(records: dict[str, Record]) -> list[Problem]:
     return problems
 
 
-def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
+def file_digest(path: Path, schema: Schema, max_bytes: int) -> str | None:
+    """What a record file's cache entry is valid for: its bytes and the site's declaration; None for
+    a file that is not read (too large, unreadable), which loading reports."""
+    try:
+        if path.stat().st_size > max_bytes:
+            return None
+        return hashlib.blake2b(read_file(path, max_bytes), digest_size=16, key=schema.fingerprint.encode()).hexdigest()
+    except (OSError, Refused):
+        return None
+
+
+def claimed_by_others(records: dict[str, Record], index: Any = None, ids: list[str] | None = None) -> list[Problem]:
     """Each example, looked up as a paste, must have one exact answer: its own record.
 
     A template or name of another record that the lookup would answer exactly, on the
@@ -862,13 +921,14 @@ def _claimed_by_others(records: dict[str, Record]) -> list[Problem]:
     own; one that matches the same line less specifically, or a summary line (a message marked
     ``summary_line``), is only shown as "also matches" and is fine.  The lookup short-lists
     templates by their words, so the check scales with the catalogue instead of with examples x
-    templates.
+    templates.  ``index``: the lookup index of ``records``, where the caller has it; ``ids``: the
+    records whose examples to check (all).
     """
     from .lookup import build_index, exact_matches, normalise  # the lookup imports this module
 
-    index = build_index(Catalogue(records))
+    index = index if index is not None else build_index(Catalogue(records))
     problems = []
-    for record in records.values():
+    for record in (records[i] for i in ids) if ids is not None else records.values():
         for i, message in enumerate(record.messages):
             for j, example in enumerate(message.examples):
                 exact = [m for m in exact_matches(index, normalise(example.text)) if m.exact]

@@ -1,25 +1,138 @@
-"""The ``errorkb_*`` options, declared once, and the typed :class:`Settings` made of them.
+"""The ``errorkb_*`` options, declared once: :class:`Settings`.
 
-The build registers the options and validates them once at ``config-inited``
-(:mod:`errorkb.site.config`); the tools that run without Sphinx (the command line, the pytest
-plugin) make the same :class:`Settings` from the site's ``conf.py`` (:mod:`errorkb.tools.project`).
-Nothing here imports Sphinx.
+Each field of :class:`Settings` is an option, ``errorkb_`` and its name, declared with
+:func:`option`: its type, its default as ``conf.py`` writes it, its doc and what Sphinx redoes
+when it changes.  From that one declaration come the options Sphinx registers
+(:mod:`errorkb.site.config`), the settings the tools that run without Sphinx read from a
+site's ``conf.py`` (:mod:`errorkb.tools.project`), and the options' reference in the docs
+(``err:options``, :mod:`errorkb.site.reference`).  pydantic validates the values, the site's
+field and kind declarations included, so a bad one is refused with a :class:`SettingsError`
+that names it.  Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import os
 import re
 import runpy
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
+from pydantic import ValidationError, ValidationInfo
 
 from .languages import Language, languages_from
 from .records import MAX_RECORD_BYTES
-from .schema import SLUG, Schema, SchemaError, schema_from
-from .triage import Kind, kinds_from
+from .schema import SLUG, FieldSpec, Schema, distinct_fields
+from .triage import Kind, distinct_kinds
 from .values import parse_size
+
+PREFIX = "errorkb_"
+
+
+#: What Sphinx redoes when an option changes: read every page again, write them again, nothing.
+Rebuild = Literal["env", "html", ""]
+
+
+def option(default: Any, doc: str, rebuild: Rebuild = "env") -> Any:
+    """A field of :class:`Settings`: the option's default as ``conf.py`` writes it (validated like
+    a value set there), its doc, and what Sphinx redoes when it changes (``env``: read every page
+    again, ``html``: write them again, ``""``: nothing)."""
+    meta = {"doc": doc, "rebuild": rebuild}
+    if isinstance(default, list | dict):
+        return dataclasses.field(default_factory=lambda: copy.deepcopy(default), metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("is empty")
+    return value
+
+
+def _distinct(values: tuple[str, ...]) -> tuple[str, ...]:
+    for value in values:
+        if values.count(value) > 1:
+            raise ValueError(f"names {value!r} twice")
+    return values
+
+
+def _slug(value: str) -> str:
+    if not re.match(SLUG, value):
+        raise ValueError(f"{value!r} is not a lower-case slug such as 'sqlstate'")
+    return value
+
+
+def _folder(value: str) -> str:
+    path = PurePosixPath(value.replace(os.sep, "/").strip())
+    if not value.strip() or path.is_absolute() or ".." in path.parts or str(path) == ".":
+        raise ValueError(f"{value!r} is not a folder inside the source folder, such as 'errors'")
+    return str(path)
+
+
+def _yaml_file(value: str) -> str:
+    path = PurePosixPath(value.replace(os.sep, "/"))
+    if path.is_absolute() or ".." in path.parts or path.suffix not in (".yaml", ".yml"):
+        raise ValueError(f"{value!r} is not a YAML file inside the source folder")
+    return str(path)
+
+
+def _relative_file(value: str) -> str:
+    path = PurePosixPath(value.replace(os.sep, "/").strip())
+    if not value.strip() or path.is_absolute() or ".." in path.parts:
+        raise ValueError(f"{value!r} is not a file inside the source folder")
+    return str(path)
+
+
+def _schemes(value: frozenset[str]) -> frozenset[str]:
+    for scheme in value:
+        if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*$", scheme):
+            raise ValueError(f"{scheme!r} is not a URL scheme such as 'https'")
+    return frozenset(scheme.lower() for scheme in value)
+
+
+def _languages(value: Any) -> dict[str, Language]:
+    if not isinstance(value, Mapping):
+        raise ValueError("is not a mapping of language names to what runs them, such as "
+                         "{'javascript': {'command': 'node {file}', 'suffix': '.js'}}")
+    return languages_from(value)
+
+
+def _size(value: Any) -> int:
+    parsed = parse_size(value) if isinstance(value, str) else None
+    if not parsed:
+        raise ValueError(f"{value!r} is not a size such as '4G' or '256K'")
+    return int(parsed)
+
+
+def _release(value: Any) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ValueError(f"{value!r} is a number: quote releases ('2.10'), as 2.10 reads as 2.1")
+    return value
+
+
+def _known_fields(kinds: tuple[Kind, ...], info: ValidationInfo) -> tuple[Kind, ...]:
+    """A kind's ``records`` name the source or a declared field (validated before the kinds)."""
+    known = ["source", *(spec.name for spec in info.data.get("fields", ()))]
+    for kind in kinds:
+        for name in kind.records:
+            if name not in known:
+                raise ValueError(f"the kind {kind.name!r} takes its records by the field {name!r}; "
+                                 f"the fields are {', '.join(known)}")
+    return kinds
+
+
+Text = Annotated[StrictStr, AfterValidator(_not_blank)]
+Slug = Annotated[StrictStr, AfterValidator(_slug)]
+Folder = Annotated[StrictStr, AfterValidator(_folder)]
+YamlFile = Annotated[StrictStr, AfterValidator(_yaml_file)]
+RelativeFile = Annotated[StrictStr, AfterValidator(_relative_file)]
+Size = Annotated[int, BeforeValidator(_size)]  # bytes, from a size such as '4G'
+Release = Annotated[Text, BeforeValidator(_release)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,222 +144,166 @@ class Ceilings:
 
 
 @dataclasses.dataclass(frozen=True)
-class Option:
-    name: str
-    default: Any
-    types: tuple[type, ...]
-    doc: str
-    rebuild: str = "env"
-
-
-OPTIONS: tuple[Option, ...] = (
-    Option("errorkb_records_dir", "errors", (str,),
-           "Folder of the error records, relative to the source folder: one ``<source>/<id>.md`` file per error."),
-    Option("errorkb_fields", [], (list, tuple),
-           "The site's own front-matter fields, beyond the core ones: a list of mappings with ``name``, ``label``, "
-           "``values`` (allowed value -> label; none: free text), ``open``, ``many``, ``required``, ``badge`` "
-           "(a colour), ``column``, ``filter``, ``index``, ``json``, ``variants`` and ``slug``."),
-    Option("errorkb_sections", ["Causes", "Fixes"], (list, tuple),
-           "The ``##`` sections every record has, in this order; a record may add others, as free prose."),
-    Option("errorkb_fixes_section", "Fixes", (str,),
-           "The section whose ``###`` headings are the fixes, numbered in the order to try them."),
-    Option("errorkb_source_labels", {}, (dict,),
-           "Labels of the sources (the folders under the records folder), e.g. ``{'sqlite': 'SQLite'}``; "
-           "a source without one is shown as written."),
-    Option("errorkb_code_in_title", True, (bool,),
-           "Show a record's code before its title (page titles, links, ``llms.txt``); False: the title alone, "
-           "the code beside it (for sites whose codes are long, or invented)."),
-    Option("errorkb_run_examples", True, (bool,),
-           "Run the snippets during every build, so pages show real statuses (results are cached); "
-           "False shows cached results only. ``-b examples`` always runs them.", ""),
-    Option("errorkb_base_url", "", (str,), "Public URL of the site, used in absolute links (sitemap, Open Graph).", "html"),
-    Option("errorkb_hardware", "", (str,),
-           "The hardware a snippet's ``:requires:`` may name, and how a machine is probed for it: a module "
-           "(``package.module``, its ``PROFILE``, or ``package.module:NAME``), such as the one errorkb ships for "
-           "devices (see the guide to snippets); empty: none."),
-    Option("errorkb_max_timeout", Ceilings.timeout, (int,), "The longest ``:timeout:`` a snippet may ask for, in seconds."),
-    Option("errorkb_max_memory", f"{Ceilings.memory // 1024**3}G", (str,),
-           "The most ``:memory:`` a snippet may ask for, as a size such as ``4G``."),
-    Option("errorkb_languages", {}, (dict,),
-           "Languages a snippet may be written in (``:language:``) beyond ``python`` and ``bash``: name -> "
-           "``{'command': 'node {file}', 'suffix': '.js'}``, with optional ``highlight`` (a Pygments name), "
-           "``prompt``, ``continuation`` and ``session_highlight`` for ``shows`` sessions."),
-    Option("errorkb_snippet_requirements", "snippet-requirements.txt", (str,),
-           "The pip requirements file, relative to the source folder, that declares the Python packages the "
-           "snippets may name in ``:requires:`` (and that the set-up installs); any other word there that "
-           "names no hardware is a program on the sandbox's PATH."),
-    Option("errorkb_max_record_size", f"{MAX_RECORD_BYTES // 1024}K", (str,),
-           "The largest record file, as a size such as ``256K``; a larger one is refused before it is parsed."),
-    Option("errorkb_allow_raw_html", False, (bool,),
-           "Let records publish raw HTML (HTML blocks and inline tags in the prose, the ``raw`` directive); "
-           "by default each is refused at its line."),
-    Option("errorkb_url_schemes", ["http", "https", "mailto"], (list, tuple),
-           "The schemes of the URLs a record's page may link to or show (links, images, figure and image "
-           "targets); a relative URL is always allowed, any other scheme (``javascript:``, ``data:``) is refused "
-           "at its line."),
-    Option("errorkb_repository_url", "", (str,),
-           "The site's GitHub repository (https://github.com/OWNER/REPO): a paste that matches nothing is offered "
-           "its missing-error issue form (.github/ISSUE_TEMPLATE/missing-error.yml), prefilled; empty: no such link.",
-           "html"),
-    Option("errorkb_require_checked", False, (bool,),
-           "Require every record to say what its facts were checked against (its ``checked`` field)."),
-    Option("errorkb_checked_max_age", 0, (int,),
-           "Days after which ``errorkb check`` warns that a record's check is old; 0: never."),
-    Option("errorkb_current_releases", {}, (dict,),
-           "The current release of each product records are checked against, e.g. ``{'Git': '2.47'}``: "
-           "a record checked against an older one is listed for review.", "html"),
-    Option("errorkb_kinds", [], (list, tuple),
-           "The kinds of error a paste that matches no record is told apart as: a list of mappings with "
-           "``name``, ``title``, ``page`` (its triage page), ``cues`` (phrases that give it away) and "
-           "``records`` (a field and the values of the kind's records, among which closest answers are chosen). "
-           "The kind without cues is the one a paste gets when it holds none.", "html"),
-    Option("errorkb_code_catalogues", {}, (dict,),
-           "The vendors' catalogues of error codes the site follows: a name (used in URLs) -> a YAML file relative "
-           "to the source folder, with ``title``, ``vendor``, ``url`` and ``codes`` (each ``code``, ``meaning`` and "
-           "an optional ``url``). The site shows which codes have a record and invites a contribution for the rest.",
-           "html"),
-    Option("errorkb_llms_summary",
-           "A knowledge base of error messages. Each error page gives the exact messages, the causes, "
-           "the fixes to try in order, and how to tell which cause applies.", (str,),
-           "What the site is about, in a sentence or two: the summary at the top of ``llms.txt``.", "html"),
-    Option("errorkb_opensearch_description", "Find an error by its message", (str,),
-           "What a browser's address bar says the site's search does (the OpenSearch description).", "html"),
-    Option("errorkb_paste_placeholder", "Paste an error message or a log", (str,),
-           "The text shown in an empty paste box (the ``errorkb-paste`` directive): an example of what to paste.",
-           "html"),
-)
-
-DEFAULTS = {option.name: option.default for option in OPTIONS}
-
-
-@dataclasses.dataclass(frozen=True)
 class Settings:
-    """The ``errorkb_*`` options of a site, validated and normalised."""
+    """The ``errorkb_*`` options of a site, validated and normalised: made by :func:`settings_from`."""
 
-    records_dir: str  # relative to the source folder, '/'-separated, without a trailing '/'
-    schema: Schema
-    code_in_title: bool
-    run_examples: bool
-    base_url: str
-    ceilings: Ceilings
-    languages: dict[str, Language]  # the built-in ones and the site's
-    snippet_requirements: str  # the file declaring the snippets' packages, relative to the source folder
-    max_record_size: int  # bytes
-    allow_raw_html: bool
-    url_schemes: frozenset[str]  # lower-case, without the ':'
-    repository_url: str
-    llms_summary: str
-    opensearch_description: str
-    paste_placeholder: str
-    hardware: str  # the profile's module, as written
-    checked_max_age: int  # days; 0: never
-    current_releases: dict[str, str]  # product -> its current release
-    kinds: tuple[Kind, ...]
-    code_catalogues: dict[str, str]  # name -> its file, relative to the source folder, '/'-separated
+    __pydantic_config__ = {"extra": "forbid", "validate_default": True}
+
+    records_dir: Folder = option(
+        "errors", "Folder of the error records, relative to the source folder: one ``<source>/<id>.md`` file per error.")
+    fields: Annotated[tuple[FieldSpec, ...], AfterValidator(distinct_fields)] = option(
+        [], "The site's own front-matter fields, beyond the core ones: a list of mappings with ``name``, ``label``, "
+        "``values`` (allowed value -> label; none: free text), ``open``, ``many``, ``required``, ``badge`` "
+        "(a colour), ``column``, ``filter``, ``index``, ``json``, ``variants`` and ``slug``.")
+    sections: Annotated[tuple[Text, ...], AfterValidator(_distinct)] = option(
+        ["Causes", "Fixes"], "The ``##`` sections every record has, in this order; a record may add others, as free prose.")
+    fixes_section: Text = option(
+        "Fixes", "The section whose ``###`` headings are the fixes, numbered in the order to try them.")
+    source_labels: dict[Slug, StrictStr] = option(
+        {}, "Labels of the sources (the folders under the records folder), e.g. ``{'sqlite': 'SQLite'}``; "
+        "a source without one is shown as written.")
+    code_in_title: StrictBool = option(
+        True, "Show a record's code before its title (page titles, links, ``llms.txt``); False: the title alone, "
+        "the code beside it (for sites whose codes are long, or invented).")
+    run_examples: StrictBool = option(
+        True, "Run the snippets during every build, so pages show real statuses (results are cached); "
+        "False shows cached results only. ``-b examples`` always runs them.", "")
+    base_url: StrictStr = option("", "Public URL of the site, used in absolute links (sitemap, Open Graph).", "html")
+    hardware: Annotated[StrictStr, AfterValidator(str.strip)] = option(
+        "", "The hardware a snippet's ``:requires:`` may name, and how a machine is probed for it: a module "
+        "(``package.module``, its ``PROFILE``, or ``package.module:NAME``), such as the one errorkb ships for "
+        "devices (see the guide to snippets); empty: none.")
+    max_timeout: Annotated[StrictInt, Field(gt=0)] = option(
+        Ceilings.timeout, "The longest ``:timeout:`` a snippet may ask for, in seconds.")
+    max_memory: Size = option(
+        f"{Ceilings.memory // 1024**3}G", "The most ``:memory:`` a snippet may ask for, as a size such as ``4G``.")
+    languages: Annotated[dict[str, Language], BeforeValidator(_languages)] = option(
+        {}, "Languages a snippet may be written in (``:language:``) beyond ``python`` and ``bash``: name -> "
+        "``{'command': 'node {file}', 'suffix': '.js'}``, with optional ``highlight`` (a Pygments name), "
+        "``prompt``, ``continuation`` and ``session_highlight`` for ``shows`` sessions.")
+    snippet_requirements: RelativeFile = option(
+        "snippet-requirements.txt", "The pip requirements file, relative to the source folder, that declares the "
+        "Python packages the snippets may name in ``:requires:`` (and that the set-up installs); any other word "
+        "there that names no hardware is a program on the sandbox's PATH.")
+    max_record_size: Size = option(
+        f"{MAX_RECORD_BYTES // 1024}K",
+        "The largest record file, as a size such as ``256K``; a larger one is refused before it is parsed.")
+    allow_raw_html: StrictBool = option(
+        False, "Let records publish raw HTML (HTML blocks and inline tags in the prose, the ``raw`` directive); "
+        "by default each is refused at its line.")
+    url_schemes: Annotated[frozenset[StrictStr], AfterValidator(_schemes)] = option(
+        ["http", "https", "mailto"], "The schemes of the URLs a record's page may link to or show (links, images, "
+        "figure and image targets); a relative URL is always allowed, any other scheme (``javascript:``, "
+        "``data:``) is refused at its line.")
+    repository_url: StrictStr = option(
+        "", "The site's GitHub repository (https://github.com/OWNER/REPO): a paste that matches nothing is offered "
+        "its missing-error issue form (.github/ISSUE_TEMPLATE/missing-error.yml), prefilled; empty: no such link.",
+        "html")
+    require_checked: StrictBool = option(
+        False, "Require every record to say what its facts were checked against (its ``checked`` field).")
+    checked_max_age: Annotated[StrictInt, Field(ge=0)] = option(
+        0, "Days after which ``errorkb check`` warns that a record's check is old; 0: never.")
+    current_releases: dict[Text, Release] = option(
+        {}, "The current release of each product records are checked against, e.g. ``{'Git': '2.47'}``: "
+        "a record checked against an older one is listed for review.", "html")
+    kinds: Annotated[tuple[Kind, ...], AfterValidator(distinct_kinds), AfterValidator(_known_fields)] = option(
+        [], "The kinds of error a paste that matches no record is told apart as: a list of mappings with "
+        "``name``, ``title``, ``page`` (its triage page), ``cues`` (phrases that give it away) and "
+        "``records`` (a field and the values of the kind's records, among which closest answers are chosen). "
+        "The kind without cues is the one a paste gets when it holds none.", "html")
+    code_catalogues: dict[Slug, YamlFile] = option(
+        {}, "The vendors' catalogues of error codes the site follows: a name (used in URLs) -> a YAML file relative "
+        "to the source folder, with ``title``, ``vendor``, ``url`` and ``codes`` (each ``code``, ``meaning`` and "
+        "an optional ``url``). The site shows which codes have a record and invites a contribution for the rest.",
+        "html")
+    llms_summary: StrictStr = option(
+        "A knowledge base of error messages. Each error page gives the exact messages, the causes, "
+        "the fixes to try in order, and how to tell which cause applies.",
+        "What the site is about, in a sentence or two: the summary at the top of ``llms.txt``.", "html")
+    opensearch_description: StrictStr = option(
+        "Find an error by its message",
+        "What a browser's address bar says the site's search does (the OpenSearch description).", "html")
+    paste_placeholder: StrictStr = option(
+        "Paste an error message or a log",
+        "The text shown in an empty paste box (the ``errorkb-paste`` directive): an example of what to paste.", "html")
+
+    @functools.cached_property
+    def schema(self) -> Schema:
+        return Schema(self.fields, self.sections, self.fixes_section, self.source_labels, self.require_checked)
+
+    @functools.cached_property
+    def ceilings(self) -> Ceilings:
+        return Ceilings(timeout=self.max_timeout, memory=self.max_memory)
 
     def is_record_page(self, docname: str) -> bool:
         return docname.startswith(self.records_dir + "/")
 
 
-def settings_from(values: dict[str, Any]) -> Settings:
-    """The :class:`Settings` of option values (missing ones take their defaults); ValueError names a bad one."""
-    values = {**DEFAULTS, **values}
-    for option in OPTIONS:
-        if not isinstance(values[option.name], option.types):
-            kinds = " or ".join(t.__name__ for t in option.types)
-            raise ValueError(f"{option.name} = {values[option.name]!r} is not a {kinds}")
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """One option as Sphinx registers it and the docs list it."""
+
+    name: str  # errorkb_...
+    default: Any  # as conf.py writes it
+    doc: str
+    rebuild: Rebuild
+
+
+OPTIONS: tuple[Option, ...] = tuple(
+    Option(PREFIX + f.name, f.default_factory() if f.default is dataclasses.MISSING else f.default,  # type: ignore[misc]
+           f.metadata["doc"], f.metadata["rebuild"])
+    for f in dataclasses.fields(Settings))
+
+
+class SettingsError(ValueError):
+    """A bad option: the message names it, and the entry and key where it holds several."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(message)
+        self.option = PREFIX + option
+
+
+@functools.cache
+def _validator() -> TypeAdapter[Settings]:
+    return TypeAdapter(Settings)
+
+
+def settings_from(values: Mapping[str, Any]) -> Settings:
+    """The :class:`Settings` of ``errorkb_*`` option values (missing ones take their defaults);
+    :class:`SettingsError` names a bad one."""
     try:
-        schema = schema_from(values["errorkb_fields"], values["errorkb_sections"], values["errorkb_fixes_section"],
-                             values["errorkb_source_labels"], values["errorkb_require_checked"])
-    except SchemaError as exc:
-        raise ValueError(str(exc)) from None
-    return Settings(
-        records_dir=_records_dir(values["errorkb_records_dir"]),
-        schema=schema,
-        code_in_title=values["errorkb_code_in_title"],
-        run_examples=values["errorkb_run_examples"],
-        base_url=values["errorkb_base_url"],
-        ceilings=ceilings(values),
-        languages=languages_from(values["errorkb_languages"]),
-        snippet_requirements=_relative_file(values["errorkb_snippet_requirements"], "errorkb_snippet_requirements"),
-        max_record_size=size(values, "errorkb_max_record_size"),
-        allow_raw_html=values["errorkb_allow_raw_html"],
-        url_schemes=_schemes(values["errorkb_url_schemes"]),
-        repository_url=values["errorkb_repository_url"],
-        llms_summary=values["errorkb_llms_summary"],
-        opensearch_description=values["errorkb_opensearch_description"],
-        paste_placeholder=values["errorkb_paste_placeholder"],
-        hardware=values["errorkb_hardware"].strip(),
-        checked_max_age=_days(values["errorkb_checked_max_age"]),
-        current_releases=_releases(values["errorkb_current_releases"]),
-        kinds=kinds_from(values["errorkb_kinds"], [f.name for f in schema.dimensions]),
-        code_catalogues=_code_catalogues(values["errorkb_code_catalogues"]),
-    )
+        return _validator().validate_python({name.removeprefix(PREFIX): value for name, value in values.items()})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise SettingsError(str(error["loc"][0]), _message(error)) from None
 
 
-def _code_catalogues(value: dict[Any, Any]) -> dict[str, str]:
-    out = {}
-    for name, file in value.items():
-        if not isinstance(name, str) or not re.match(SLUG, name):
-            raise ValueError(f"errorkb_code_catalogues: {name!r} is not a lower-case slug such as 'sqlstate'")
-        path = PurePosixPath(str(file).replace(os.sep, "/"))
-        if not isinstance(file, str) or path.is_absolute() or ".." in path.parts or path.suffix not in (".yaml", ".yml"):
-            raise ValueError(f"errorkb_code_catalogues[{name!r}] = {file!r} is not a YAML file inside the source folder")
-        out[name] = str(path)
-    return out
+#: The options whose value is a list of declarations, and the keys of one.
+_ENTRIES = {"fields": FieldSpec, "kinds": Kind}
 
 
-def _days(value: int) -> int:
-    if isinstance(value, bool) or value < 0:
-        raise ValueError(f"errorkb_checked_max_age = {value!r} is not a number of days (0: never)")
-    return value
+def _message(error: Any) -> str:
+    """One line for pydantic's first complaint: the option, where in its value, what is wrong."""
+    option, *path = error["loc"]
+    if path[-1:] == ["[key]"]:  # a mapping's key: the message quotes it
+        path = path[:-2]
+    if error["type"] == "unexpected_keyword_argument":
+        *path, key = path
+        known = ", ".join(f.name for f in dataclasses.fields(_ENTRIES[option]))
+        return f"{_where(option, path)} has an unknown key {key!r} (the keys: {known})"
+    if error["type"] == "missing":
+        *path, key = path
+        return f"{_where(option, path)} has no {key!r}"
+    if error["type"] == "value_error":
+        said = str(error["ctx"]["error"])
+        return said if said.startswith(PREFIX + option) else f"{_where(option, path)}: {said}"
+    what = re.sub(r"a valid (tuple|frozenset)", "a list", error["msg"])  # what conf.py writes
+    return f"{_where(option, path)} = {error['input']!r}: {what[0].lower()}{what[1:]}"
 
 
-def _releases(value: dict[Any, Any]) -> dict[str, str]:
-    if not all(isinstance(k, str) and isinstance(v, str) and k.strip() and v.strip() for k, v in value.items()):
-        raise ValueError("errorkb_current_releases must map product names to releases, both strings "
-                         "(quote releases: '2.10')")
-    return dict(value)
-
-
-def _relative_file(value: str, name: str) -> str:
-    path = PurePosixPath(value.replace(os.sep, "/").strip())
-    if not value.strip() or path.is_absolute() or ".." in path.parts:
-        raise ValueError(f"{name} = {value!r} is not a file inside the source folder")
-    return str(path)
-
-
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")
-
-
-def _schemes(value: list[Any] | tuple[Any, ...]) -> frozenset[str]:
-    if not all(isinstance(scheme, str) and _SCHEME.match(scheme) for scheme in value):
-        raise ValueError(f"errorkb_url_schemes = {value!r} is not a list of URL schemes such as ['http', 'https']")
-    return frozenset(scheme.lower() for scheme in value)
-
-
-def _records_dir(value: str) -> str:
-    path = PurePosixPath(value.replace(os.sep, "/").strip())
-    if not value.strip() or path.is_absolute() or ".." in path.parts or str(path) == ".":
-        raise ValueError(f"errorkb_records_dir = {value!r} is not a folder inside the source folder, such as 'errors'")
-    return str(path)
-
-
-def size(values: dict[str, Any], name: str) -> int:
-    """The size option ``name`` in bytes; raise ValueError naming it when it is not a size."""
-    value = values.get(name, DEFAULTS[name])
-    parsed = parse_size(value) if isinstance(value, str) else None
-    if not parsed:
-        raise ValueError(f"{name} = {value!r} is not a size such as {DEFAULTS[name]!r}")
-    return int(parsed)
-
-
-def ceilings(values: dict[str, Any]) -> Ceilings:
-    """The snippet ceilings of a site, from its option values (missing ones take their defaults)."""
-    timeout = values.get("errorkb_max_timeout", DEFAULTS["errorkb_max_timeout"])
-    if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout < 1:
-        raise ValueError(f"errorkb_max_timeout = {timeout!r} is not a whole number of seconds")
-    return Ceilings(timeout=timeout, memory=size(values, "errorkb_max_memory"))
+def _where(option: str, path: list[Any]) -> str:
+    """``errorkb_fields[0]['badge']``: a place in an option's value, as conf.py would write it."""
+    return PREFIX + option + "".join(f"[{p}]" if isinstance(p, int) else f"[{p!r}]" for p in path)
 
 
 def site_options(conf: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -257,4 +314,19 @@ def site_options(conf: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
         values = runpy.run_path(str(conf))
     finally:
         os.chdir(cwd)
-    return {name: value for name, value in values.items() if name in DEFAULTS or name in extra}
+    names = {option.name for option in OPTIONS} | set(extra)
+    return {name: value for name, value in values.items() if name in names}
+
+
+def line_of(conf: Path, name: str) -> int | None:
+    """The line of ``conf`` where ``name`` is last set, if a plain assignment sets it."""
+    import ast
+
+    try:
+        tree = ast.parse(conf.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    lines = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign)
+             for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+             if isinstance(target, ast.Name) and target.id == name]
+    return max(lines, default=None)

@@ -35,13 +35,33 @@ MAX_CUES = 500
 
 @dataclasses.dataclass(frozen=True)
 class Kind:
-    """One kind of error a paste can be told apart as, and where its triage page is."""
+    """One kind of error a paste can be told apart as, and where its triage page is: an entry of
+    ``errorkb_kinds``, whose keys are these attributes (validated with the other options by
+    :mod:`.settings`; :meth:`__post_init__` holds the rules on their values)."""
+
+    __pydantic_config__ = {"extra": "forbid"}
 
     name: str
     title: str
     page: str  # the triage page's document name, such as docs/triage/device-memory
     cues: tuple[str, ...] = ()
     records: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # field -> values
+
+    def __post_init__(self) -> None:
+        from .schema import SLUG  # validation only: the lookup reads built kinds without the records' model
+
+        if not re.match(SLUG, self.name):
+            raise ValueError(f"'name': {self.name!r} is not a lower-case slug such as 'device-memory'")
+        if not self.title.strip():
+            raise ValueError("'title' is empty")
+        page = self.page.strip().removesuffix(".md")
+        if not page or page.startswith("/") or ".." in page.split("/"):
+            raise ValueError(f"'page': {self.page!r} is not a page of the site, such as 'docs/triage/{self.name}'")
+        if len(self.cues) > MAX_CUES or not all(c.strip() and len(c) <= MAX_CUE for c in self.cues):
+            raise ValueError(f"'cues' must be at most {MAX_CUES} phrases of at most {MAX_CUE} characters")
+        object.__setattr__(self, "title", self.title.strip())
+        object.__setattr__(self, "page", page)
+        object.__setattr__(self, "cues", tuple(c.strip() for c in self.cues))
 
     @functools.cached_property
     def pattern(self) -> str:
@@ -93,52 +113,12 @@ def classify(kinds: Sequence[K], text: str) -> K | None:
     return best or next((kind for kind in kinds if kind.matcher is None), None)
 
 
-def kinds_from(value: Any, fields: Sequence[str] = ()) -> tuple[Kind, ...]:
-    """The kinds of ``errorkb_kinds``; ValueError names the entry and what is wrong.  ``fields`` are
-    the names a kind's ``records`` may filter on (the source and the site's fields)."""
-    if not isinstance(value, Sequence) or isinstance(value, str):
-        raise ValueError("errorkb_kinds must be a list of kinds (mappings with name, title, page, cues, records)")
-    kinds = [_kind(i, entry, fields) for i, entry in enumerate(value)]
+def distinct_kinds(kinds: tuple[Kind, ...]) -> tuple[Kind, ...]:
+    """``errorkb_kinds`` as a whole: each name once, and at most one kind without cues."""
     names = [k.name for k in kinds]
     for name in names:
         if names.count(name) > 1:
-            raise ValueError(f"errorkb_kinds declares {name!r} twice")
+            raise ValueError(f"declares {name!r} twice")
     if sum(not k.cues for k in kinds) > 1:
-        raise ValueError("errorkb_kinds: only one kind may have no cues (the one a paste without any cue gets)")
-    return tuple(kinds)
-
-
-def _kind(i: int, entry: Any, fields: Sequence[str]) -> Kind:
-    from .schema import SLUG  # validation only: the lookup reads built kinds without the records' model
-
-    where = f"errorkb_kinds[{i}]"
-    if not isinstance(entry, Mapping):
-        raise ValueError(f"{where} must be a mapping such as {{'name': 'device-memory', 'title': ..., 'page': ...}}")
-    unknown = sorted(set(entry) - {"name", "title", "page", "cues", "records"})
-    if unknown:
-        raise ValueError(f"{where} has unknown key(s) {', '.join(map(repr, unknown))} (known: name, title, page, "
-                         "cues, records)")
-    name, title, page = entry.get("name"), entry.get("title"), entry.get("page")
-    if not isinstance(name, str) or not re.match(SLUG, name):
-        raise ValueError(f"{where}: 'name' must be a lower-case slug such as 'device-memory'")
-    where = f"errorkb_kinds[{i}] ({name})"
-    if not isinstance(title, str) or not title.strip():
-        raise ValueError(f"{where}: 'title' must be a non-empty string")
-    if not isinstance(page, str) or not page.strip() or page.startswith("/") or ".." in page.split("/"):
-        raise ValueError(f"{where}: 'page' must be a page of the site, such as 'docs/triage/{name}'")
-    cues = entry.get("cues", [])
-    if not isinstance(cues, Sequence) or isinstance(cues, str) or len(cues) > MAX_CUES or not all(
-            isinstance(c, str) and c.strip() and len(c) <= MAX_CUE for c in cues):
-        raise ValueError(f"{where}: 'cues' must be a list of at most {MAX_CUES} phrases of at most {MAX_CUE} "
-                         "characters")
-    records = entry.get("records", {})
-    if not isinstance(records, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, Sequence) and not isinstance(v, str) and all(isinstance(x, str) for x in v)
-            for k, v in records.items()):
-        raise ValueError(f"{where}: 'records' must map a field to the values of the kind's records, "
-                         "such as {'category': ['device-memory']}")
-    for field in records:
-        if fields and field not in fields:
-            raise ValueError(f"{where}: 'records' names the field {field!r}; the fields are {', '.join(fields)}")
-    return Kind(name, title.strip(), page.strip().removesuffix(".md"), tuple(c.strip() for c in cues),
-                {k: tuple(v) for k, v in records.items()})
+        raise ValueError("only one kind may have no cues (the one a paste without any cue gets)")
+    return kinds

@@ -35,7 +35,7 @@ def prepare_rules(app: Sphinx) -> None:
     rules, problems = snippet_rules(settings(app.config), Path(app.srcdir))
     for problem in problems:
         logger.warning(problem.message, location=f"{problem.path}:{problem.line}", type="errorkb", subtype="snippet")
-    err_domain(app.env).snippet_rules = rules
+    err_domain(app.env).note_snippet_rules(rules)
 
 
 def load_all_verified(app: Sphinx, env: BuildEnvironment) -> dict[str, Any]:
@@ -65,10 +65,10 @@ def warn_about_snippets(env: BuildEnvironment, snippets: list[Snippet], report: 
     """One warning, at its line, for each snippet refused, failed or not run for an error; one for a
     sandbox that cannot start."""
     domain = err_domain(env)
-    for docname in sorted(domain.data["snippet_problems"]):
-        for line, message in domain.data["snippet_problems"][docname]:
+    for docname, page in sorted(domain.pages(), key=lambda item: item[0]):
+        for line, message in page.snippet_problems:
             logger.warning(message, location=(docname, line), type="errorkb", subtype="snippet")
-    docnames = {s.key: d for d, page in domain.snippets.items() for s in page}
+    docnames = domain.snippet_pages()
     for snippet in snippets:
         result = report.results.get(snippet.key)
         if result is None or (result.by_error and result.reason == report.unavailable):
@@ -110,16 +110,15 @@ def run_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
 
     report = run_snippets(snippets, Path(app.doctreedir) / CACHE_FOLDER, execute=execute,
                           hardware=domain.snippet_rules.hardware, progress=progress)
-    before = domain.snippet_results
+    before = domain.state.snippet_results
     verified = load_all_verified(app, env)
-    changed = verified != domain.verified
+    changed = verified != domain.state.verified
     domain.note_snippet_results(report.results, verified)
     warn_about_snippets(env, snippets, report)
     if snippets:
         logger.info(summary(snippets, report))
-    pages = {d for d, page in domain.snippets.items()
-             if changed or any(before.get(s.key) != report.results.get(s.key) for s in page)}
-    return sorted(pages | domain.data["snippet_tables"].keys())
+    return sorted(docname for docname, page in domain.pages() if page.snippet_table or (page.snippets and (
+        changed or any(before.get(s.key) != report.results.get(s.key) for s in page.snippets))))
 
 
 def setup_examples(app: Sphinx) -> None:

@@ -60,7 +60,7 @@ class ExamplesBuilder(Builder):
 
     def finish(self) -> None:
         domain = err_domain(self.env)
-        results = domain.snippet_results
+        results = domain.state.snippet_results
         keys = [s.key for s in domain.all_snippets()]
         lines = report_lines(keys, results)
         for line in lines:

@@ -60,10 +60,8 @@ class SnippetDirective(SphinxDirective):
             )
         except SnippetError as exc:
             return self.refuse(str(exc))
-        page = domain.snippets.setdefault(docname, [])
-        if any(s.id == snippet.id for s in page):
+        if not domain.add_snippet(docname, snippet):
             return self.refuse(duplicate(snippet.id))
-        page.append(snippet)
         node = snippet_node(key=snippet.key, ids=[f"snippet-{snippet.id}"])
         self.set_source_info(node)
         node += nodes.literal_block(snippet.code, snippet.code, language=snippet.highlight)
@@ -71,7 +69,7 @@ class SnippetDirective(SphinxDirective):
 
     def refuse(self, message: str) -> list[nodes.Node]:
         """Keep the refusal with the page, for :mod:`.build` to warn about on every build."""
-        err_domain(self.env).data["snippet_problems"].setdefault(self.env.docname, []).append((self.lineno, message))
+        err_domain(self.env).note_snippet_problem(self.env.docname, self.lineno, message)
         return []
 
 
@@ -79,7 +77,7 @@ class SnippetStatusDirective(SphinxDirective):
     """A table of every snippet of the site and its status."""
 
     def run(self) -> list[nodes.Node]:
-        err_domain(self.env).data["snippet_tables"][self.env.docname] = True
+        err_domain(self.env).note_snippet_table(self.env.docname)
         return [snippet_status_node()]
 
 

@@ -100,7 +100,7 @@ def _row(*cells: nodes.Node) -> nodes.row:
 
 def status_table(app: Sphinx, fromdocname: str) -> list[nodes.Node]:
     domain = err_domain(app.env)
-    results, verified = domain.snippet_results, domain.verified
+    results, verified = domain.state.snippet_results, domain.state.verified
     snippets = domain.all_snippets()
     counts = {s: sum(1 for sn in snippets if (results.get(sn.key) or Result(NOT_RUN, "")).status == s) for s in BADGE_COLOURS}
     summary = nodes.paragraph(text=f"{len(snippets)} snippets: {counts[PASSED]} passed, {counts[FAILED]} failed, "
@@ -113,7 +113,7 @@ def status_table(app: Sphinx, fromdocname: str) -> list[nodes.Node]:
     head += _row(*(nodes.Text(t) for t in ("Snippet", "Claim", "Status", "Details")))
     group += head
     body = nodes.tbody()
-    docnames = {s.key: d for d, page in domain.snippets.items() for s in page}
+    docnames = domain.snippet_pages()
     for snippet in snippets:
         result = results.get(snippet.key) or Result(NOT_RUN, "not run in this build")
         uri = app.builder.get_relative_uri(fromdocname, docnames[snippet.key]) + f"#snippet-{snippet.id}"
@@ -133,13 +133,15 @@ class SnippetStatuses(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         domain = err_domain(self.env)
-        by_key = {s.key: s for s in domain.snippets.get(self.env.docname, ())}  # this page's: linear in pages
+        page = domain.state.pages.get(self.env.docname)
+        by_key = {s.key: s for s in page.snippets} if page else {}  # this page's: linear in pages
         for node in list(self.document.findall(snippet_node)):
             snippet = by_key.get(node["key"])
             if snippet is None:
                 node.replace_self(node.children)
                 continue
-            render_snippet(node, snippet, domain.snippet_results.get(snippet.key), domain.verified.get(snippet.key))
+            render_snippet(node, snippet, domain.state.snippet_results.get(snippet.key),
+                           domain.state.verified.get(snippet.key))
 
 
 def status_tables(app: Sphinx, doctree: nodes.document, docname: str) -> None:

@@ -86,7 +86,7 @@ class CatalogueDirective(SphinxDirective):
         domain = err_domain(self.env)
         catalogue = domain.catalogue
         schema = settings(self.config).schema
-        domain.data["catalogues"][self.env.docname] = fingerprint(catalogue, schema)
+        domain.note_catalogue_shown(self.env.docname, fingerprint(catalogue, schema))
         self.env.metadata[self.env.docname]["errorkb-catalogue"] = True
 
         browse = nodes.paragraph(classes=["errorkb-browse"])

@@ -6,15 +6,19 @@ code and title as the link text.
 
 The state, and where it lives:
 
-* the catalogue of records and who is related to whom, loaded at ``builder-inited``
-  (:func:`load_records`) and held for the build only: the record cache keeps it between builds;
-* per document, in the domain data: the errors on a page, the errors a page links to with the
-  role (for "Referenced by"), the related ids and catalogue rows a page showed, its snippets and
-  whether it lists them all.  ``clear_doc`` and ``merge_domaindata`` keep these correct in
-  incremental and parallel builds;
-* once every page is read, in the domain data: what each page's generated links showed, and
-  the snippets' results and verified entries, which the next build compares with its own;
-* for the writing phase: who links to whom (``backlinks``).
+* the records of this build and who is related to whom, given to :meth:`ErrorDomain.load` at
+  ``builder-inited`` and held for the build only (the record cache keeps them between builds),
+  with who links to whom once every page is read (:meth:`ErrorDomain.note_backlinks`);
+* :class:`SiteState`, saved with the environment: per document (:class:`PageState`) the
+  errors a page links to with the role, the related ids and catalogue rows it showed, its
+  snippets and whether it lists them all, which ``clear_doc`` and ``merge_domaindata`` keep
+  correct in incremental and parallel builds; and for the whole site what each page's
+  generated links showed and the snippets' results and verified entries, which the next build
+  compares with its own.
+
+Every change goes through a method of the domain; other modules read it.  A record has a page
+when its document is in the build (``errors/<source>/<id>``); :meth:`ErrorDomain.find` names it
+by id, code or alias through the catalogue's one map of names.
 
 Other Sphinx projects can load this module alone (``extensions = ["errorkb.site.domain",
 "sphinx.ext.intersphinx"]``) to link to a published errorkb with ``{err}`...``` through its
@@ -23,7 +27,8 @@ Other Sphinx projects can load this module alone (``extensions = ["errorkb.site.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Set
+import dataclasses
+from collections.abc import Iterable, Iterator, Set
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -38,6 +43,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.roles import XRefRole
 from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
+from sphinx.util.parallel import parallel_available
 
 from .config import settings
 from ..core.record_cache import load_catalogue_cached
@@ -51,12 +57,35 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: The shape of the state saved with the environment: raise it whenever that changes, and
+#: Sphinx discards an environment saved by older code instead of reading it.
+STATE_VERSION = 6
+
 #: Set on cross-references the extension writes itself (related lists, the catalogue), so that
 #: only links written by authors count as "Referenced by".
 GENERATED = "errorkb_generated"
 
-#: Per-document maps in the domain data, cleared and merged by document name.
-PER_DOC = ("ids", "references", "shown_related", "catalogues", "snippets", "snippet_problems", "snippet_tables")
+
+@dataclasses.dataclass
+class PageState:
+    """What one document put in the state; cleared and merged with the document."""
+
+    references: list[str] = dataclasses.field(default_factory=list)  # targets linked with the role, as written
+    related: list[str] | None = None  # a record page: the related ids it shows
+    catalogue: str | None = None  # fingerprint of the catalogue rows it shows
+    snippets: list[Snippet] = dataclasses.field(default_factory=list)  # in page order
+    snippet_problems: list[tuple[int, str]] = dataclasses.field(default_factory=list)  # (line, why) of each refused
+    snippet_table: bool = False  # it lists every snippet of the site and its status
+
+
+@dataclasses.dataclass
+class SiteState:
+    """The state saved with the environment."""
+
+    pages: dict[str, PageState] = dataclasses.field(default_factory=dict)
+    shown_links: dict[str, list[Any]] = dataclasses.field(default_factory=dict)  # docname -> what its generated links showed
+    snippet_results: dict[str, Result] = dataclasses.field(default_factory=dict)  # snippet key -> its last result
+    verified: dict[str, Verification] = dataclasses.field(default_factory=dict)  # snippet key -> newest entry
 
 
 def link_text(config: Config, code: str | None, title: str) -> str:
@@ -92,83 +121,83 @@ class ErrorDomain(Domain):
     object_types = {"error": ObjType("error", "err")}
     roles = {"err": _XREF}
     dangling_warnings = {"err": "unknown error %(target)r"}
-    initial_data = {
-        "errors": {},  # id -> (docname, code, title, aliases)
-        "ids": {},  # docname -> ids of the errors on it, so clearing a page need not scan every error
-        "references": {},  # docname -> targets linked with the role, as written
-        "shown_related": {},  # docname of a record -> related ids its page shows
-        "catalogues": {},  # docname -> fingerprint of the catalogue rows it shows
-        "snippets": {},  # docname -> its snippets, in page order
-        "snippet_problems": {},  # docname -> (line, message) of each snippet it refused
-        "snippet_tables": {},  # docname -> True: the page lists every snippet and its status
-        "shown_links": {},  # docname -> what its generated links showed when last written
-        "snippet_results": {},  # snippet key -> its result in the last build
-        "verified": {},  # snippet key -> its newest entry in a ``.verified.yaml``
-    }
-    data_version = 5
+    initial_data = {"state": SiteState()}
+    data_version = STATE_VERSION
 
     def __init__(self, env: BuildEnvironment) -> None:
         super().__init__(env)
-        #: The records of this build, set at ``builder-inited``.
+        self.state: SiteState = self.data["state"]
+        #: The records of this build (:meth:`load`).
         self.catalogue = Catalogue({})
         #: Id -> the ids it is related to, declared on either side.
         self.related: dict[str, list[str]] = {}
-        #: Record id -> the documents that link to it with the role, set before pages are written.
+        #: Record id -> the documents that link to it with the role (:meth:`note_backlinks`).
         self.backlinks: dict[str, set[str]] = {}
-        #: What the site allows its snippets and offers them, set at ``builder-inited``.
+        #: What the site allows its snippets and offers them (:meth:`note_snippet_rules`).
         self.snippet_rules = SnippetRules()
+
+    # -- the records of this build
+
+    def load(self, catalogue: Catalogue) -> None:
+        """``builder-inited``: the records of this build, checked."""
+        self.catalogue = catalogue
+        self.related = related_both_ways(catalogue)
+
+    def note_snippet_rules(self, rules: SnippetRules) -> None:
+        """``builder-inited``: what the site allows its snippets and offers them."""
+        self.snippet_rules = rules
+
+    def docname_of(self, record: Record) -> str:
+        return f"{settings(self.env.config).records_dir}/{record.docname}"
 
     def record_for(self, docname: str) -> Record | None:
         """The record whose page ``docname`` is, if it is one."""
-        site = settings(self.env.config)
-        if not site.is_record_page(docname):
+        if not settings(self.env.config).is_record_page(docname):
             return None
         record = self.catalogue.records.get(docname.rsplit("/", 1)[-1])
-        return record if record is not None and f"{site.records_dir}/{record.docname}" == docname else None
+        return record if record is not None and self.docname_of(record) == docname else None
 
-    @property
-    def errors(self) -> dict[str, tuple[str, str | None, str, list[str]]]:
-        return self.data["errors"]
+    def find(self, target: str) -> Record | None:
+        """The record named by id, code or alias (case ignored), if it has a page in this build."""
+        record = self.catalogue.find(target)
+        return record if record is not None and self.docname_of(record) in self.env.all_docs else None
 
-    @property
-    def snippets(self) -> dict[str, list[Snippet]]:
-        return self.data["snippets"]
+    def published(self) -> list[Record]:
+        """The records that have a page in this build, by id."""
+        return [r for _, r in sorted(self.catalogue.records.items()) if self.docname_of(r) in self.env.all_docs]
 
-    @property
-    def snippet_results(self) -> dict[str, Result]:
-        return self.data["snippet_results"]
+    # -- per document
 
-    @property
-    def verified(self) -> dict[str, Verification]:
-        return self.data["verified"]
+    def _page(self, docname: str) -> PageState:
+        return self.state.pages.setdefault(docname, PageState())
 
-    def all_snippets(self) -> list[Snippet]:
-        """Every snippet of the site, by page name, then in page order."""
-        return [s for docname in sorted(self.snippets) for s in self.snippets[docname]]
+    def note_related_shown(self, docname: str, ids: list[str]) -> None:
+        self._page(docname).related = list(ids)
 
-    def note_snippet_results(self, results: dict[str, Result], verified: dict[str, Verification]) -> None:
-        self.data["snippet_results"] = results
-        self.data["verified"] = verified
+    def note_catalogue_shown(self, docname: str, fingerprint: str) -> None:
+        self._page(docname).catalogue = fingerprint
 
-    def note_error(self, id_: str, docname: str, code: str | None, title: str, aliases: list[str]) -> None:
-        self.errors[id_] = (docname, code, title, list(aliases))
-        self.data["ids"].setdefault(docname, []).append(id_)
+    def add_snippet(self, docname: str, snippet: Snippet) -> bool:
+        """Keep ``snippet`` of page ``docname``; False, keeping nothing, when the page has its id already."""
+        page = self._page(docname)
+        if any(s.id == snippet.id for s in page.snippets):
+            return False
+        page.snippets.append(snippet)
+        return True
+
+    def note_snippet_problem(self, docname: str, line: int, message: str) -> None:
+        """A snippet of page ``docname`` refused, warned about on every build."""
+        self._page(docname).snippet_problems.append((line, message))
+
+    def note_snippet_table(self, docname: str) -> None:
+        self._page(docname).snippet_table = True
 
     def clear_doc(self, docname: str) -> None:
-        for id_ in self.data["ids"].get(docname, ()):
-            if self.errors.get(id_, ("",))[0] == docname:
-                del self.errors[id_]
-        for key in PER_DOC:
-            self.data[key].pop(docname, None)
+        self.state.pages.pop(docname, None)
 
     def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
-        for id_, entry in otherdata["errors"].items():
-            if entry[0] in docnames:
-                self.errors[id_] = entry
-        for key in PER_DOC:
-            for docname, value in otherdata[key].items():
-                if docname in docnames:
-                    self.data[key][docname] = value
+        other: SiteState = otherdata["state"]
+        self.state.pages.update((d, page) for d, page in other.pages.items() if d in docnames)
 
     def process_doc(self, env: BuildEnvironment, docname: str, document: nodes.document) -> None:
         """Remember the errors this page links to with the role (not the generated links)."""
@@ -177,37 +206,52 @@ class ErrorDomain(Domain):
             if node.get("refdomain") == "err" and not node.get(GENERATED)
         })
         if targets:
-            self.data["references"][docname] = targets
+            self._page(docname).references = targets
 
-    def find(self, target: str) -> str | None:
-        """The id of the record named by id, code or alias (case-insensitive for the last two)."""
-        if target in self.errors:
-            return target
-        folded = target.casefold()
-        for id_, (_, code, _, aliases) in self.errors.items():
-            if (code and code.casefold() == folded) or folded in (a.casefold() for a in aliases):
-                return id_
-        return None
+    def pages(self) -> Iterable[tuple[str, PageState]]:
+        """Every document that put something in the state, with what it put."""
+        return self.state.pages.items()
 
-    def referrers(self) -> dict[str, set[str]]:
-        """Record id -> the documents that link to it with the role (itself excluded)."""
+    # -- once every page is read
+
+    def note_backlinks(self) -> None:
+        """Who links to whom with the role, for this build's writing phase."""
         out: dict[str, set[str]] = {}
-        for docname, targets in self.data["references"].items():
-            for target in targets:
-                id_ = self.find(target)
-                if id_ is not None and self.errors[id_][0] != docname:
-                    out.setdefault(id_, set()).add(docname)
-        return out
+        for docname, page in self.pages():
+            for target in page.references:
+                record = self.find(target)
+                if record is not None and self.docname_of(record) != docname:
+                    out.setdefault(record.id, set()).add(docname)
+        self.backlinks = out
+
+    def note_shown_links(self, shown: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        """Keep what each page's generated links show now; return what they showed before."""
+        before, self.state.shown_links = self.state.shown_links, shown
+        return before
+
+    def all_snippets(self) -> list[Snippet]:
+        """Every snippet of the site, by page name, then in page order."""
+        return [s for _, page in sorted(self.pages(), key=lambda item: item[0]) for s in page.snippets]
+
+    def snippet_pages(self) -> dict[str, str]:
+        """Snippet key -> the page it is on."""
+        return {s.key: docname for docname, page in self.pages() for s in page.snippets}
+
+    def note_snippet_results(self, results: dict[str, Result], verified: dict[str, Verification]) -> None:
+        self.state.snippet_results = results
+        self.state.verified = verified
+
+    # -- links
 
     def resolve_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder, typ: str,
                      target: str, node: addnodes.pending_xref, contnode: Element) -> Element | None:
-        id_ = self.find(target)
-        if id_ is None:
+        record = self.find(target)
+        if record is None:
             return None
-        docname, code, title, _ = self.errors[id_]
+        text = link_text(env.config, record.code, record.title)
         if not node.get("refexplicit"):
-            contnode = nodes.inline(classes=["xref", "err"], text=link_text(env.config, code, title))
-        return make_refnode(builder, fromdocname, docname, "", contnode, link_text(env.config, code, title))
+            contnode = nodes.inline(classes=["xref", "err"], text=text)
+        return make_refnode(builder, fromdocname, self.docname_of(record), "", contnode, text)
 
     def resolve_any_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder, target: str,
                          node: addnodes.pending_xref, contnode: Element) -> list[tuple[str, Element]]:
@@ -215,14 +259,15 @@ class ErrorDomain(Domain):
         return [("err:err", ref)] if ref is not None else []
 
     def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
-        """Ids and codes (searchable), then aliases (found by links and intersphinx, not search)."""
-        for id_, (docname, code, title, aliases) in sorted(self.errors.items()):
-            text = link_text(self.env.config, code, title)
-            yield id_, text, "error", docname, "", 1
-            if code and code != id_:
-                yield code, text, "error", docname, "", 0
-            for alias in dict.fromkeys(aliases):
-                if alias not in (id_, code):
+        """Ids and main codes (searchable), then other codes and aliases (found by links and
+        intersphinx, not search)."""
+        for record in self.published():
+            text, docname = link_text(self.env.config, record.code, record.title), self.docname_of(record)
+            yield record.id, text, "error", docname, "", 1
+            if record.code and record.code != record.id:
+                yield record.code, text, "error", docname, "", 0
+            for alias in dict.fromkeys([*record.codes[1:], *record.aliases]):
+                if alias not in (record.id, record.code):
                     yield alias, text, "error", docname, "", -1
 
 
@@ -232,23 +277,23 @@ def err_domain(env: BuildEnvironment) -> ErrorDomain:
 
 
 def load_records(app: Sphinx) -> None:
-    """``builder-inited``: load and check every record before any page is read.
+    """``builder-inited``: load and check every record before any page is read (in as many
+    processes as the build reads pages in).
 
     Any problem is logged as ``file:line: ERROR: message`` and the build stops with exit
     status 1 before anything is written: a crash report would bury the one line that matters.
     """
     srcdir = Path(app.srcdir)
     site = settings(app.config)
+    processes = app.parallel if parallel_available and app.parallel > 1 else 1  # ``-j``
     catalogue, problems = load_catalogue_cached(srcdir / site.records_dir, site.schema, srcdir, Path(app.doctreedir),
-                                                site.max_record_size)
+                                                site.max_record_size, processes)
     if problems:
         for problem in problems:
             logger.error(problem.message, location=f"{problem.path}:{problem.line}", type="errorkb", subtype="record")
         logger.error("%d problem(s) in the error records; nothing was built.", len(problems), type="errorkb", subtype="record")
         raise SystemExit(1)
-    domain = err_domain(app.env)
-    domain.catalogue = catalogue
-    domain.related = related_both_ways(catalogue)
+    err_domain(app.env).load(catalogue)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -256,4 +301,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_domain(ErrorDomain)
     # ``{err}`...``` without the domain prefix, as people will write it.
     app.add_role("err", err_role)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": STATE_VERSION}

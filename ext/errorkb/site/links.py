@@ -23,6 +23,7 @@ from .catalogue import fingerprint
 from .config import settings
 from .domain import err_domain
 from .pages import footer_group, referenced_by
+from ..core.records import Record
 
 
 def outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
@@ -30,27 +31,31 @@ def outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[s
     """``env-get-outdated``: pages whose read-time content depends on records that changed."""
     domain = err_domain(env)
     related = domain.related
-    stale = []
-    for docname, shown in domain.data["shown_related"].items():
-        id_ = docname.rsplit("/", 1)[-1]
-        if id_ in related and related[id_] != shown:
-            stale.append(docname)
     current = fingerprint(domain.catalogue, settings(env.config).schema)
-    stale += [docname for docname, seen in domain.data["catalogues"].items() if seen != current]
+    stale = []
+    for docname, page in domain.pages():
+        id_ = docname.rsplit("/", 1)[-1]
+        if (page.related is not None and id_ in related and related[id_] != page.related) or \
+                (page.catalogue is not None and page.catalogue != current):
+            stale.append(docname)
     return [d for d in stale if d not in removed]
 
 
-def shown_links(env: BuildEnvironment, referrers: dict[str, set[str]]) -> dict[str, Any]:
+def shown_links(env: BuildEnvironment) -> dict[str, list[Any]]:
     """Per page, everything its generated links show that comes from other pages."""
     domain = err_domain(env)
-    related = domain.related
-    out: dict[str, Any] = {}
-    for docname, targets in domain.data["references"].items():
-        out[docname] = [("link", t, domain.errors.get(domain.find(t) or "")) for t in targets]
-    for id_, (docname, *_) in domain.errors.items():
-        view = out.setdefault(docname, [])
-        view += [("referrer", d, _title(env, d)) for d in sorted(referrers.get(id_, ()))]
-        view += [("related", r, domain.errors.get(r)) for r in related.get(id_, ())]
+
+    def shown(record: Record | None) -> tuple[str, tuple[str, ...], str] | None:
+        return (domain.docname_of(record), record.codes, record.title) if record is not None else None
+
+    out: dict[str, list[Any]] = {}
+    for docname, page in domain.pages():
+        if page.references:
+            out[docname] = [("link", t, shown(domain.find(t))) for t in page.references]
+    for record in domain.published():
+        view = out.setdefault(domain.docname_of(record), [])
+        view += [("referrer", d, _title(env, d)) for d in sorted(domain.backlinks.get(record.id, ()))]
+        view += [("related", r, shown(domain.find(r))) for r in domain.related.get(record.id, ())]
     return out
 
 
@@ -60,10 +65,9 @@ def updated(app: Sphinx, env: BuildEnvironment) -> list[str]:
     Also keeps who links to whom for this build's writing phase (``domain.backlinks``).
     """
     domain = err_domain(env)
-    domain.backlinks = domain.referrers()
-    new = shown_links(env, domain.backlinks)
-    old = domain.data["shown_links"]
-    domain.data["shown_links"] = new
+    domain.note_backlinks()
+    new = shown_links(env)
+    old = domain.note_shown_links(new)
     return sorted(d for d in new.keys() | old.keys() if new.get(d) != old.get(d) and d in env.all_docs)
 
 

@@ -73,19 +73,15 @@ def _enabled(app: Sphinx) -> bool:
 
 def errors_json(app: Sphinx) -> dict[str, Any]:
     domain = err_domain(app.env)
-    catalogue = domain.catalogue
     referrers = domain.backlinks
     related = domain.related
     errors = []
-    for id_, record in sorted(catalogue.records.items()):
-        if id_ not in domain.errors:
-            continue
-        docname = domain.errors[id_][0]
+    for record in domain.published():
         data = record.as_json(settings(app.config).schema)
-        data["related"] = related[id_]
-        data["url"] = _url(app, docname)
+        data["related"] = related[record.id]
+        data["url"] = _url(app, domain.docname_of(record))
         data["referenced_by"] = [
-            {"title": _title(app, d), "url": _url(app, d)} for d in sorted(referrers.get(id_, ()))
+            {"title": _title(app, d), "url": _url(app, d)} for d in sorted(referrers.get(record.id, ()))
         ]
         errors.append(data)
     return {
@@ -107,9 +103,8 @@ def _md_link(text: str) -> str:
 
 def llms_txt(app: Sphinx) -> str:
     domain = err_domain(app.env)
-    catalogue = domain.catalogue
-    records = [catalogue.records[i] for i in sorted(catalogue.records) if i in domain.errors]
-    record_docs = {domain.errors[r.id][0] for r in records}
+    records = domain.published()
+    record_docs = {domain.docname_of(r) for r in records}
     guides = sorted((d for d in app.env.all_docs if d not in record_docs and d != app.config.root_doc),
                     key=lambda d: _title(app, d))
     lines = [
@@ -124,7 +119,7 @@ def llms_txt(app: Sphinx) -> str:
     ]
     for record in records:
         text = _md_link(link_text(app.config, record.code, record.title))
-        lines.append(f"- [{text}]({_url(app, domain.errors[record.id][0])}): {record.summary}")
+        lines.append(f"- [{text}]({_url(app, domain.docname_of(record))}): {record.summary}")
     if guides:
         lines += ["", "## Guides", ""]
         lines += [f"- [{_md_link(_title(app, d))}]({_url(app, d)})" for d in guides]
@@ -189,10 +184,8 @@ def redirects(app: Sphinx) -> dict[str, tuple[str, str]]:
     """Page name of each redirect -> (the record's page name, the code or alias it stands for)."""
     domain = err_domain(app.env)
     out: dict[str, tuple[str, str]] = {}
-    for id_, record in sorted(domain.catalogue.records.items()):
-        if id_ not in domain.errors:
-            continue
-        docname = domain.errors[id_][0]
+    for record in domain.published():
+        docname = domain.docname_of(record)
         folder = docname.rsplit("/", 1)[0]
         for page, name in redirect_pages(record).items():
             out[f"{folder}/{page}"] = (docname, name)

@@ -90,9 +90,7 @@ class RecordDirective(SphinxDirective):
     required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
-        domain = err_domain(self.env)
-        record = domain.catalogue.records[self.arguments[0]]
-        domain.note_error(record.id, self.env.docname, record.code, record.title, [*record.codes[1:], *record.aliases])
+        record = err_domain(self.env).catalogue.records[self.arguments[0]]
 
         index = addnodes.index(entries=[("single", f"{link_text(self.config, record.code, record.title)}; {record.id}", "", "", None)])
         summary = nodes.paragraph(text=record.summary, classes=["errorkb-summary"])
@@ -207,7 +205,7 @@ class RecordFooterDirective(SphinxDirective):
         domain = err_domain(self.env)
         record = domain.catalogue.records[self.arguments[0]]
         related_ids = domain.related[record.id]
-        domain.data["shown_related"][self.env.docname] = related_ids
+        domain.note_related_shown(self.env.docname, related_ids)
         out: list[nodes.Node] = []
         if related_ids:
             out.append(footer_group("Related errors", "related-errors", [

@@ -21,8 +21,8 @@ from typing import Any
 
 from ..core.lookup import LookupIndex, Match, build_index, lookup, record_url
 from ..core.records import Catalogue, Record, record_files, related_both_ways
-from ..examples.extract import snippets_in_text
-from ..examples.hardware import load_profile
+from ..examples.extract import snippets_of_record
+from ..examples.rules import snippet_rules
 from ..examples.spec import CLAIMS, KINDS
 from ..examples.verified import load_verified, verified_path
 from .project import Project, ProjectError, find_conf, open_project
@@ -121,10 +121,8 @@ class Answers:
     def snippets(self, record: Record) -> list[dict[str, Any]]:
         """What each snippet of a record claims and, where the site keeps a result from a machine
         the build lacks (``.verified.yaml``), its status; the build runs the others."""
-        site = self.project.settings
-        found, _ = snippets_in_text(record.body, record.body_line, path=record.path, record_id=record.id,
-                                    templates=tuple(m.template for m in record.messages), ceilings=site.ceilings,
-                                    hardware=load_profile(site.hardware))
+        rules, _ = snippet_rules(self.project.settings, self.root)
+        found, _ = snippets_of_record(record, rules)
         verified, _ = load_verified(verified_path(self.root / record.path), record.path)
         out = []
         for snippet in found:

@@ -2,7 +2,7 @@
 
 The command line, the pytest plugin and the answers behind ``errorkb run``, the hook and the MCP
 server find the site's ``conf.py`` (given, or in the working folder or a parent) and read the
-same ``errorkb_*`` options the build reads (:func:`errorkb.config.settings_from`), so a check
+same ``errorkb_*`` options the build reads (:func:`errorkb.core.settings.settings_from`), so a check
 passes or fails as the build would.  Nothing here imports Sphinx.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from ..core.settings import Settings, settings_from, site_options
+from ..core.settings import Settings, SettingsError, line_of, settings_from, site_options
 from ..core.records import Catalogue, Problem, load_catalogue, record_files
 
 CONF = "conf.py"
@@ -81,7 +81,8 @@ def open_project(root: Path | None = None, *, conf: Path | None = None, records:
         values["errorkb_records_dir"] = records
     try:
         site = settings_from(values)
-    except ValueError as exc:
-        raise ProjectError(f"{conf or CONF}: {exc}") from None
+    except SettingsError as exc:
+        line = line_of(conf, exc.option) if conf is not None else None
+        raise ProjectError(f"{conf or CONF}{f':{line}' if line else ''}: {exc}") from None
     folder = conf.parent if conf is not None else (root if root is not None else Path.cwd())
     return Project(folder, site, conf, **sphinx)

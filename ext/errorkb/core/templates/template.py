@@ -44,6 +44,11 @@ class Template:
         """Pickle without the compiled matcher (unpickling would compile it again)."""
         return {k: v for k, v in self.__dict__.items() if k != "regex"}
 
+    def release(self) -> None:
+        """Drop the compiled matcher (compiled again on next use): a catalogue kept for a whole
+        build need not hold thousands of them once its examples are checked."""
+        self.__dict__.pop("regex", None)
+
     @property
     def placeholders(self) -> list[Placeholder]:
         """Every placeholder, those of optional parts included, in order."""
