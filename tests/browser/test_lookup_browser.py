@@ -75,7 +75,7 @@ def test_an_old_query_link_still_works_and_moves_to_the_fragment(page, base_url)
     first = first_result(page)
     assert first.get_attribute("data-id") == "demo-hbm-limit"
     assert "Line 1-2 of your paste" in first.inner_text()
-    assert "Needs 1.19x the memory of Trn2, 4.14 GiB over" in first.inner_text()
+    assert "Needs 1.19x the memory of Trn2, 4.44 GB over" in first.inner_text()
     assert page.input_value("#errorkb-lookup-q") == paste
     assert urlparse(page.url).query == "" and fragment_paste(page.url) == paste
 

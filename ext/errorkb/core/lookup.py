@@ -33,8 +33,9 @@ reads.  ``lookup`` runs one paste:
    once, at its best occurrence in the same order, a template's match before its name and the
    last occurrence among equals.  When nothing matches exactly, records are ranked by BM25 over
    their literal words, titles, codes, ids and examples and labelled closest, not exact.
-6. An exact match by a template carries the values it read, and the record's diagnoses that
-   those values meet (``diagnoses.py``).
+6. An exact match by a template carries the values it read (each with its label in words), the
+   record's readings and diagnoses that those values meet, and the record's fixes in the order
+   they call for: diagnosed first, ruled out last (``diagnoses.py``).
 
 Nothing here imports Sphinx.
 """
@@ -83,13 +84,19 @@ if TYPE_CHECKING:
         def fixes(self) -> tuple[Any, ...]: ...
         @property
         def diagnoses(self) -> list[dict[str, Any]]: ...
+        @property
+        def readings(self) -> list[dict[str, Any]]: ...
+        @property
+        def labels(self) -> dict[str, str]: ...
+        @property
+        def costs(self) -> list[str]: ...
         def values(self, name: str) -> list[str]: ...
 
     class Catalogue(Protocol):
         @property
         def records(self) -> Mapping[str, Record]: ...
 
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 10 * 1024 * 1024
 #: Most lines searched; a paste with more is cut to its last ones.
@@ -265,7 +272,7 @@ class Triage:
 
 @dataclasses.dataclass
 class LookupIndex:
-    records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases, diagnoses
+    records: list[dict[str, Any]]  # id, code, title, url, fixes, costs, aliases, labels, readings, diagnoses
     entries: list[Entry]  # in the order of their records
     words: list[str]  # per record: the words of its aliases and examples that the ranking reads
     report: str | None = None  # the issue form for errors not in the catalogue, if any
@@ -322,7 +329,8 @@ class LookupIndex:
         """The index as shipped to the browser; ``from_json`` reads it back.
 
         One array per record: ``[id, code, title, url, fixes, words, templates, aliases,
-        diagnoses]``, each template ``[text, key]``, each diagnosis as ``Diagnosis.as_json``.  What can be worked out from the template text (its matcher,
+        diagnoses, costs, labels, readings]``, each template ``[text, key]``, each diagnosis and
+        reading as ``Diagnosis.as_json``.  What can be worked out from the template text (its matcher,
         placeholder names and types, words, the ranking's term counts) is left out, and of the
         examples only the words that give terms.  ``patterns`` gives the browser each placeholder
         type's pattern to compile the templates with, ``text`` the character ranges,
@@ -332,14 +340,17 @@ class LookupIndex:
         an error that is not in the catalogue (or null).
         """
         rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, [], rec["aliases"],
-                 [d.as_json() for d in rec["diagnoses"]]]
+                 [d.as_json() for d in rec["diagnoses"]], rec["costs"], rec["labels"],
+                 [r.as_json() for r in rec["readings"]]]
                 for rec, words in zip(self.records, self.words)]
         for e in self.entries:
             rows[e.record][6].append([e.text, e.key])
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
         kinds = [[k.name, k.title, k.url, k.pattern, sorted(k.records)] for k in self.kinds]
         return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text, "notices": NOTICES, "kinds": kinds,
-                "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
+                "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS,
+                          "shown_decimal": diagnoses.SHOWN_DECIMAL_UNITS, "decimal": diagnoses.DECIMAL_UNITS,
+                          "letters": diagnoses.LETTER_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}
 
@@ -350,9 +361,12 @@ class LookupIndex:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
         records, entries, words = [], [], []
         with gc_paused():
-            for r, (id_, code, title, url, fixes, record_words, templates, aliases, found) in enumerate(data["records"]):
-                records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
-                                "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in found]})
+            for r, (id_, code, title, url, fixes, record_words, templates, aliases, found, costs, labels,
+                    readings) in enumerate(data["records"]):
+                records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes, "costs": costs,
+                                "aliases": aliases, "labels": labels,
+                                "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in found],
+                                "readings": [diagnoses.Diagnosis.from_json(d) for d in readings]})
                 words.append(record_words)
                 entries += [Entry(text, key, record=r) for text, key in templates]
             kinds = [Triage(name, title, url, pattern, frozenset(rs)) for name, title, url, pattern, rs in data["kinds"]]
@@ -364,7 +378,7 @@ def record_url(record: Record) -> str:
     return re.sub(r"\.md$", ".html", record.path)
 
 
-def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes: int = 3,
+def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None,
                 report: str | None = None, kinds: Sequence[Kind] = (), kind_urls: dict[str, str] | None = None
                 ) -> LookupIndex:
     """Index every template and record of ``catalogue``; ``urls`` maps ids to page URLs,
@@ -377,8 +391,9 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
-                        "fixes": [f.title for f in record.fixes[:fixes]], "aliases": [*record.codes[1:], *record.aliases],
-                        "diagnoses": diagnoses.of_record(record)})
+                        "fixes": [f.title for f in record.fixes], "costs": record.costs,
+                        "aliases": [*record.codes[1:], *record.aliases], "labels": dict(record.labels),
+                        "diagnoses": diagnoses.of_record(record), "readings": diagnoses.readings_of(record)})
         for template in record.templates:
             pending.append((r, template, whole_words(template)))
         record_words.append(ranking_words([*record.aliases, *(e.text for message in record.messages for e in message.examples)]))
@@ -481,20 +496,34 @@ class Match:
     template: str = ""  # the template, or the code, id or alias, that matched
     also: bool = False  # a template matched, but a more specific record's matched the same lines
 
-    @property
+    @functools.cached_property
     def diagnoses(self) -> list[dict[str, Any]]:
         """What the record says the values mean: its diagnoses that hold (see ``diagnoses.py``)."""
         return diagnoses.diagnose(self.record["diagnoses"], self.values)
+
+    @property
+    def readings(self) -> list[str]:
+        """What the values are, in the record's sentences."""
+        return diagnoses.read(self.record["readings"], self.values)
+
+    @property
+    def fixes(self) -> list[dict[str, Any]]:
+        """The record's fixes in the order the values call for (``diagnoses.fixes_in_order``)."""
+        return diagnoses.fixes_in_order(self.record["fixes"], self.record["costs"], self.diagnoses)
+
+    def label(self, name: str) -> str:
+        """A value's name in words."""
+        return diagnoses.label_of(name, self.record["labels"])
 
     def as_json(self) -> dict[str, Any]:
         """The entry of ``errorkb lookup --json``; ``line`` is 1-based, as shown to people."""
         found = self.line is not None
         return {"id": self.record["id"], "code": self.record["code"] or None, "title": self.record["title"],
                 "score": self.score, "exact": self.exact, "also": self.also,
-                "values": {k: v.as_json() for k, v in self.values.items()}, "url": self.record["url"],
-                "line": self.line + 1 if found else None, "lines": self.lines,
+                "values": {k: {**v.as_json(), "label": self.label(k)} for k, v in self.values.items()},
+                "url": self.record["url"], "line": self.line + 1 if found else None, "lines": self.lines,
                 "span": list(self.span) if found else None, "text": self.text if found else None,
-                "diagnoses": self.diagnoses}
+                "readings": self.readings, "diagnoses": self.diagnoses, "fixes": self.fixes}
 
 
 @dataclasses.dataclass
