@@ -281,10 +281,13 @@ def test_a_ruled_out_fix_goes_last_and_a_reading_needs_no_condition():
 
 
 @pytest.mark.parametrize(("when", "words"), [
-    ("other > capacity / 4", "other is more than capacity / 4"),
-    ("not has(pid) and (free + other) * 2 <= 1.5 GiB", "not the message gives pid and (free + other) × 2 is at most 1.50 GiB"),
-    ("requested / capacity >= 0.25 or -free != 0", "requested / capacity is at least 0.25 or -free differs from 0"),
+    ("other > capacity / 4", "held by it is more than a quarter of the GPU's memory"),
+    ("not has(pid) and (free + other) * 2 <= 1.5 GiB",
+     "not the message gives pid and (free plus held by it) times 2 is at most 1.50 GiB"),
+    ("requested / capacity >= 0.25 or -free != 0", "requested is at least 25% of the GPU's memory or minus free differs from 0"),
+    ("used / capacity > 2", "used is more than 2 times the GPU's memory"),
+    ("capacity - free - other < capacity / 7", "the GPU's memory minus free minus held by it is less than the GPU's memory divided by 7"),
 ])
 def test_the_record_page_says_each_condition_in_words(when, words):
     from errorkb.site.diagnoses_table import in_words
-    assert in_words(parse_condition(when)) == words
+    assert in_words(parse_condition(when), {"other": "Held by it", "capacity": "The GPU's memory"}) == words

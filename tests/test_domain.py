@@ -175,9 +175,11 @@ def test_generated_index_pages_and_badges(app) -> None:
     overview = dict(links(page(app, "by/index.html")))
     assert {"platform/gpu.html", "phase/load-time.html", "source/cuda.html"} <= set(overview)
     badges = dict(links(section(page(app, "errors/demo/demo-a.html").replace("</p>", "</ul>"), "errorkb-badges")))
-    assert badges == {"../../by/source/demo.html": "demo", "../../by/platform/gpu.html": "GPU",
-                      "../../by/framework/pytorch.html": "PyTorch", "../../by/phase/run-time.html": "Run time",
-                      "../../by/category/device-memory.html": "Device memory"}
+    # Each badge says what it is to screen readers (the field's label, visually hidden).
+    assert badges == {"../../by/source/demo.html": "Source: demo", "../../by/platform/gpu.html": "Platform: GPU",
+                      "../../by/framework/pytorch.html": "Framework: PyTorch",
+                      "../../by/phase/run-time.html": "Phase: Run time",
+                      "../../by/category/device-memory.html": "Category: Device memory"}
 
 
 @basic
