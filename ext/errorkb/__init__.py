@@ -60,6 +60,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from .site.accessibility import setup_accessibility
     from .site.badges import setup_badges
     from .site.catalogue import setup_catalogue
+    from .site.contribute import setup_contribute
     from .site.config import setup_config
     from .site.containment import setup_containment
     from .site.domain import load_records
@@ -84,6 +85,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_outputs(app)
     setup_reference(app)
     setup_search(app)
+    setup_contribute(app)
     setup_examples(app)
     setup_accessibility(app)
     setup_badges(app)

@@ -26,8 +26,9 @@ def accessible(html: str) -> str:
 
 
 def _wrapped(render: Callable[..., str]) -> Callable[..., str]:
-    def render_accessible(*args: Any, **kwargs: Any) -> str:
-        return accessible(render(*args, **kwargs))
+    def render_accessible(*args: Any, **kwargs: Any) -> Any:
+        out = render(*args, **kwargs)
+        return accessible(out) if isinstance(out, str) else out  # a theme may ask for a parsed tree
 
     return render_accessible
 

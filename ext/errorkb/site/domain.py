@@ -61,6 +61,13 @@ def link_text(code: str | None, title: str) -> str:
     return f"{code}: {title}" if code else title
 
 
+def searchable(text: str) -> str:
+    """``text`` with its quotes typographic and ``&``, ``<`` and ``>`` in words: Sphinx's search
+    index escapes them, and its results page shows the escapes as text."""
+    return (text.replace("&", " and ").replace("<", "‹").replace(">", "›").replace('"', "”")
+            .replace("'", "’").replace("  ", " "))
+
+
 _XREF = XRefRole(warn_dangling=True)
 
 
@@ -208,15 +215,18 @@ class ErrorDomain(Domain):
         return [("err:err", ref)] if ref is not None else []
 
     def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
-        """Ids and codes (searchable), then aliases (found by links and intersphinx, not search)."""
+        """Ids and codes (searchable), then aliases (found by links and intersphinx, not search).
+
+        Each points at the record's summary, whose id is the record's; the shown text has no
+        character that the search index would escape and its page then show escaped."""
         for id_, (docname, code, title, aliases) in sorted(self.errors.items()):
-            text = link_text(code, title)
-            yield id_, text, "error", docname, "", 1
+            text = searchable(link_text(code, title))
+            yield id_, text, "error", docname, id_, 1
             if code and code != id_:
-                yield code, text, "error", docname, "", 0
+                yield code, text, "error", docname, id_, 0
             for alias in dict.fromkeys(aliases):
                 if alias not in (id_, code):
-                    yield alias, text, "error", docname, "", -1
+                    yield alias, text, "error", docname, id_, -1
 
 
 def err_domain(env: BuildEnvironment) -> ErrorDomain:

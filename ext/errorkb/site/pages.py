@@ -24,6 +24,7 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .badges import badge, titled
+from .contribute import edit_link
 from .config import settings
 from .design import dropdown, tab_set
 from .diagnoses_table import diagnoses_section
@@ -132,7 +133,7 @@ class RecordDirective(SphinxDirective):
         domain.note_error(record.id, self.env.docname, record.code, record.title, [*record.codes[1:], *record.aliases])
 
         index = addnodes.index(entries=[("single", f"{link_text(record.code, record.title)}; {record.id}", "", "", None)])
-        summary = nodes.paragraph(text=record.summary, classes=["errorkb-summary"])
+        summary = nodes.paragraph(text=record.summary, ids=[record.id], classes=["errorkb-summary"])
         badges = nodes.paragraph(classes=["errorkb-badges"])
         for field in settings(self.config).schema.dimensions:
             for value in record.values(field.name) if field.badge else ():
@@ -234,7 +235,8 @@ class RecordFooterDirective(SphinxDirective):
         if record.references:
             out.append(footer_group("References", "references", [
                 nodes.paragraph("", "", nodes.reference(url, url, refuri=url)) for url in record.references]))
-        return out
+        edit = edit_link(self.config, record.path)
+        return out + ([edit] if edit is not None else [])
 
 
 def footer_group(title: str, slug: str, items: list[nodes.paragraph]) -> nodes.container:

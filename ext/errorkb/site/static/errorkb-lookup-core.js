@@ -768,7 +768,7 @@
   // The entry of `errorkb lookup --json` (Match.as_json): line 1-based, span in characters.
   function matchJson(m) {
     const values = {};
-    for (const name of Object.keys(m.values)) values[name] = valueJson(m.values[name], labelOf(name, m.record.labels));
+    for (const name of Object.keys(m.values)) values[name] = valueJson(m.values[name], m.labels[name]);
     const found = m.line !== null;
     return { id: m.record.id, code: m.record.code || null, title: m.record.title, score: m.score,
       exact: m.exact, also: m.also, values: values, url: m.record.url,
@@ -937,9 +937,11 @@
     return words.slice(0, 1).toUpperCase() + words.slice(1);
   }
 
-  // A match with what its values mean: readings, diagnoses and the fixes in order.
+  // A match with what its values mean: their labels, readings, diagnoses and the fixes in order.
   function withMeaning(index, match) {
     const rec = match.record;
+    match.labels = {};
+    for (const name of Object.keys(match.values)) match.labels[name] = labelOf(name, rec.labels);
     match.readings = read(index, rec.readings, match.values);
     match.diagnoses = diagnose(index, rec.diagnoses, match.values);
     match.fixes = fixesInOrder(rec.fixes, rec.costs, match.diagnoses);
