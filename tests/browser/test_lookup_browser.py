@@ -230,3 +230,16 @@ def test_the_site_search_answers_an_error_message_with_the_lookup(page, base_url
     page.goto(base_url + "search.html?q=batch")  # words, not an error message: the search alone
     page.wait_for_selector("#search-results .search-summary")
     assert page.locator(".errorkb-search-answer").count() == 0
+
+
+def test_the_404_page_s_links_find_the_site_under_a_path_the_build_did_not_know(page, demo_site):
+    from browser_site import _QuietHandler, serve
+
+    for parent in serve(demo_site.parent, _QuietHandler):  # the site at /<folder>/, built for /
+        page.goto(parent + demo_site.name + "/404.html")
+        home = page.locator("a.errorkb-404-link").first
+        page.wait_for_function("() => document.querySelector('a.errorkb-404-link').getAttribute('href') !== '/index.html'")
+        assert home.get_attribute("href") == f"/{demo_site.name}/index.html"
+        home.click()
+        page.wait_for_url(f"**/{demo_site.name}/index.html")
+        break

@@ -160,12 +160,12 @@
 
   function valuesTable(match) {
     const values = match.values;
+    const names = Object.keys(values).filter(function (name) { return values[name].text.trim(); });
     const box = el("details", "errorkb-result-values-box");
-    box.append(el("summary", "", "Values read from your paste (" + Object.keys(values).length + ")"));
+    box.append(el("summary", "", "Values read from your paste (" + names.length + ")"));
     const table = el("table", "errorkb-result-values");
-    for (const name of Object.keys(values)) {
+    for (const name of names) {
       const v = values[name];
-      if (!v.text.trim()) continue;
       const row = el("tr");
       const head = el("th", "", match.labels[name]);
       head.scope = "row";
