@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 BUILDDIR := _build
 SPHINXOPTS ?=
 
-.PHONY: help html test doctest serve clean new check
+.PHONY: help html test doctest serve clean new check linkcheck
 
 help:
 	@echo "make html   build the site into $(BUILDDIR)/html"
@@ -17,6 +17,7 @@ help:
 	@echo "make serve  live preview at http://127.0.0.1:8000"
 	@echo "make new    start a record: make new ID=... CODE=... SOURCE=... TITLE=... MESSAGE='...'"
 	@echo "make check  check the records and the prose in seconds, without building"
+	@echo "make linkcheck follow every link of the site (needs the network) and list the dead ones"
 	@echo "make clean  remove build output"
 
 # Snippets run inside bubblewrap: as root on Debian or Ubuntu it is installed when missing;
@@ -70,6 +71,11 @@ new: $(STAMP)
 
 check: $(STAMP)
 	$(BIN)/errorkb check
+
+# Follows every link (references, "Seen at" addresses, guides); the only target that needs the network.
+linkcheck: $(STAMP)
+	@$(BIN)/sphinx-build -b linkcheck -q -D errorkb_run_examples=0 . $(BUILDDIR)/linkcheck; \
+		$(BIN)/python .github/scripts/dead_links.py $(BUILDDIR)/linkcheck/output.json || echo "No dead link."
 
 clean:
 	rm -rf $(BUILDDIR)
