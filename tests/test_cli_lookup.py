@@ -71,7 +71,7 @@ def test_json_output_is_strict_whatever_the_numbers(capsys):
         raise AssertionError(f"{constant} is not JSON")
 
     used = json.loads(out, parse_constant=refuse)["matches"][0]["values"]["estimate"]
-    assert used == {"type": "float", "text": "1e999", "value": None, "label": "Estimate"}
+    assert used == {"type": "float", "text": "1e999", "value": None, "label": "Estimated peak"}
 
 
 def test_no_exact_match_lists_the_closest_and_exits_1(root: Path, capsys):
