@@ -23,7 +23,7 @@ from conftest import ROOT
 from system_tools import require
 
 NOBODY = 65534
-SUITES = ["tests/test_hostile_snippets.py", "tests/test_hostile_records.py"]
+SUITES = ["tests/test_hostile_snippets.py", "tests/test_hostile_records.py", "tests/test_hostile_tools.py"]
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="already running as an ordinary user: the suites ran as one")

@@ -16,7 +16,7 @@ The condition is an expression of a small language, parsed here to a tree that t
 index ships as data, and that :func:`evaluate` and ``static/errorkb-lookup-core.js`` evaluate alike:
 
 - values by their placeholder's name; numbers (``0.25``, ``4``) and sizes (``512 MiB``,
-  ``2 GiB``, with the units of ``templates.parse_size``);
+  ``2 GiB``, with the units of ``values.parse_size``);
 - ``+ - * /`` and parentheses; a size divided by a size is a number, a size times or divided
   by a number a size;
 - comparisons ``< <= > >= == !=`` between two sizes or two numbers, and ``and``, ``or``,
@@ -42,17 +42,22 @@ imports Sphinx.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from .templates import UNIT_FACTORS, PositionedError, Template, Value
+from .templates import PositionedError, Template
+from .values import UNIT_FACTORS, Value
 
 #: Longest condition, and longest message, in characters.
 MAX_TEXT = 400
 #: Deepest nesting of a condition's tree.
 MAX_DEPTH = 24
+#: The largest number, or size in bytes, a condition (or any field of a record) may name: the
+#: largest whole number that Python's and JavaScript's floats both hold exactly (8 PiB as a size).
+MAX_NUMBER = 2**53
 #: Units that a size in a condition may have, and those sizes are shown in (largest first).
 SIZE_UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "KB", "MB", "GB", "TB", "PB", "B")
 SHOWN_UNITS = (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
@@ -63,7 +68,7 @@ LETTER_UNITS = ("k", "m", "g", "t", "p", "e")
 #: Longest label of a value, in characters.
 MAX_LABEL = 60
 #: What a placeholder type is to the language: sizes, numbers, or text (only named, never computed on).
-KINDS = {"size": "size", "int": "number", "float": "number"}
+KINDS = {"size": "size", "int": "number", "float": "number", "status": "number"}
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>[0-9]+(?:\.[0-9]+)?)(?:[ \t]?(?P<unit>" + "|".join(SIZE_UNITS) + r")(?![A-Za-z0-9_]))?"
@@ -259,10 +264,13 @@ class _Parser:
 
     def atom(self) -> list[Any]:
         kind, text, column = self.take()
-        if kind == "number":
-            return ["num", float(text)]
-        if kind == "size":
-            return ["size", float(parse_quantity(text))]
+        if kind in ("number", "size"):
+            value = float(text) if kind == "number" else parse_quantity(text)
+            if value > MAX_NUMBER:
+                shown = text if len(text) <= 40 else text[:40] + "..."
+                unit = " bytes" if kind == "size" else ""
+                raise DiagnosisError(f"{shown} is more than {MAX_NUMBER:,}{unit}, the most a condition may name", column)
+            return ["num" if kind == "number" else "size", value]
         if kind == "name":
             return ["val", text]
         if text == "has":
@@ -281,11 +289,12 @@ class _Parser:
         raise DiagnosisError("expected a value, a number or '('" if kind != "end" else "unfinished condition", column)
 
 
-def parse_quantity(text: str) -> int:
-    """Bytes in a size of a condition, such as ``512 MiB``."""
+def parse_quantity(text: str) -> float:
+    """Bytes in a size of a condition, such as ``512 MiB``; infinite beyond what a float holds."""
     m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)[ \t]?([A-Za-z]+)", text)
     assert m is not None
-    return round(float(m.group(1)) * UNIT_FACTORS[m.group(2).lower()])
+    size = float(m.group(1)) * UNIT_FACTORS[m.group(2).lower()]
+    return float(round(size)) if math.isfinite(size) else size
 
 
 def parse_condition(text: str) -> list[Any]:

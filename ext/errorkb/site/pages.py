@@ -33,7 +33,7 @@ from .indexes import index_link
 from .what_to_do import inline_code, what_to_do
 from ..core.diagnoses import fix_anchor, label_of
 from ..core.records import Example, Record
-from ..core.templates import TYPES, Optional, Placeholder, Segment
+from ..core.templates import TYPES, OptionalPart, Placeholder, Segment
 
 SEE_ALSO = "See also"  # the last section of a record page: related errors, references, referenced by
 
@@ -73,7 +73,7 @@ def template_node(record: Record, index: int) -> nodes.literal_block:
     def add(parent: nodes.Element, segments: tuple[Segment, ...]) -> None:
         previous = None
         for segment in segments:
-            if isinstance(segment, Optional):
+            if isinstance(segment, OptionalPart):
                 shape = _shape(segment)
                 if shape == previous:
                     continue
@@ -86,7 +86,7 @@ def template_node(record: Record, index: int) -> nodes.literal_block:
             if isinstance(segment, Placeholder):
                 label = label_of(segment.name, record.labels)
                 parent.append(titled(label, label, classes=["errorkb-placeholder", f"errorkb-type-{segment.type}"],
-                                     title=f"{segment.name}, {segment.type}: {TYPES[segment.type][1]}"))
+                                     title=f"{segment.name}, {segment.type}: {TYPES[segment.type].doc}"))
             else:
                 parent.append(nodes.Text(segment))
 
@@ -94,7 +94,7 @@ def template_node(record: Record, index: int) -> nodes.literal_block:
     return block
 
 
-def _shape(part: Optional) -> tuple[str, ...]:
+def _shape(part: OptionalPart) -> tuple[str, ...]:
     """An optional part's literal text and placeholder types: alike parts differ only in names."""
     return tuple(s if isinstance(s, str) else getattr(s, "type", "") for s in part.segments)
 
