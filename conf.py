@@ -155,6 +155,9 @@ html_favicon = "docs/favicon.svg"
 
 # Snippets may require GPUs, TPUs and Neuron devices (`:requires: cuda, gpu-memory>=16G`).
 errorkb_hardware = "errorkb.examples.accelerators"
+# Read the Docs builds have no sandbox: their previews show the pages with the snippets not run,
+# and the pull request's `make html` check runs them (CONTRIBUTING.md says where to see results).
+errorkb_run_examples = not os.environ.get("READTHEDOCS")
 
 # The site's own words where the extension speaks of the site.
 errorkb_llms_summary = (

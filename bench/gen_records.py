@@ -396,6 +396,8 @@ def write_site(records: list[Record], out: Path, *, plain: bool = False, snippet
         toctree = ""
     index = f"# errorkb\n\n{INTRO}\n\n## By source\n\n{sources}\n\n## All errors\n\n{catalogue}\n" + (f"\n{toctree}" if toctree else "")
     (out / "index.md").write_text(index, encoding="utf-8")
+    if snippets and not plain:  # the package the snippets require, declared as a site declares it
+        (out / "snippet-requirements.txt").write_text("numpy\n", encoding="utf-8")
     for record in records:
         folder = out / "errors" / record.source
         folder.mkdir(exist_ok=True)

@@ -54,6 +54,12 @@ def test_snippets_are_optional_and_keep_records_valid(tmp_path: Path) -> None:
     write_site(records, tmp_path, snippets=True)
     _, problems = load_catalogue(tmp_path / "errors", schema=SITE_SCHEMA, root=tmp_path)
     assert [str(p) for p in problems] == []
+    from errorkb.examples.extract import snippets_in_record
+    from errorkb.tools.project import open_project
+
+    first = next((tmp_path / "errors").glob("*/*.md"))
+    found, problems = snippets_in_record(first, tmp_path, open_project(tmp_path).settings)
+    assert problems == [] and [s.packages for s in found] == [("numpy",)]  # declared, so a package
 
 
 def test_a_shared_template_is_reported(tmp_path: Path) -> None:

@@ -117,3 +117,60 @@ def test_a_record_saved_with_a_byte_order_mark_loads(project):
     project.add_record().write_bytes("\ufeff".encode() + record_text().encode())
     assert check(project) == (0, [])
     assert project.build().returncode == 0
+
+
+SNIPPET = "```{snippet} fixes\n:id: with-pandas\n:requires: pandas>=2\n\nimport pandas\n```\n"
+
+
+def with_snippet(snippet: str) -> str:
+    return record_text().replace("left.\n", "left.\n\n" + snippet, 1)
+
+
+def test_a_snippet_requiring_a_package_declared_nowhere_is_named(project):
+    text = with_snippet(SNIPPET)
+    project.add_record(text)
+    code, lines = check(project)
+    assert code == 1
+    assert lines == [f"{RECORD}:{line_of(text, '{snippet}')}: snippet 'with-pandas' requires 'pandas>=2': pandas is neither "
+                     "a package declared in snippet-requirements.txt (which the set-up installs) nor a program on the "
+                     "sandbox's PATH here"]
+    project.write("snippet-requirements.txt", "# what the snippets import\npandas==2.3.0  # data frames\n")
+    assert check(project) == (0, [])  # declared: whether it is installed here is the build's business
+
+
+def test_records_are_checked_and_the_prose_skipped_without_the_linter(project, monkeypatch, capsys):
+    from errorkb.tools import lint
+
+    def missing() -> str:
+        raise lint.LintUnavailable("rumdl is not installed (pip install 'errorkb[check]')")
+
+    monkeypatch.setattr(lint, "rumdl_command", missing)
+    project.add_record(record_text().replace("left.\n", "left.\n\n-\tan item\n"))  # a hard tab, for the linter
+    assert main(["--root", str(project.root), "check"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["errorkb check: the prose is not linted: rumdl is not installed (pip install 'errorkb[check]')",
+                   "1 records OK, prose not linted"]
+    project.add_record(record_text().replace("phase: run-time", "phase: sometimes"))
+    assert main(["--root", str(project.root), "check"]) == 1
+
+
+CONFLICT = "```text\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> branch\n```\n"
+
+
+def test_nothing_in_fenced_code_is_linted_and_a_site_turns_rules_off_in_its_rumdl_configuration(project):
+    project.add_record(record_text().replace("left.\n", "left.\n\n" + CONFLICT, 1))
+    project.write("docs/guide.md", "# A guide\n\nSome text.\n\n\n\nMore text.\n\n" + CONFLICT)
+    code, lines = check(project)
+    assert code == 1 and [line.split(": ", 1)[0] for line in lines] == ["docs/guide.md:5", "docs/guide.md:6"]
+    assert all(line.endswith("(MD012)") for line in lines), lines
+    project.write(".rumdl.toml", '[global]\ndisable = ["MD012", "MD013"]\n')
+    assert check(project) == (0, [])
+
+
+def test_a_fifo_for_the_snippet_requirements_is_refused_unread(project):
+    import os
+
+    project.add_record()
+    os.mkfifo(project.root / "snippet-requirements.txt")
+    code, lines = check(project)
+    assert (code, lines) == (1, ["snippet-requirements.txt:1: not read: it is a FIFO, not a file"])

@@ -72,10 +72,21 @@ def test_pull_requests_run_untrusted_code_with_a_read_only_token_and_no_secrets(
 
 def test_pull_requests_check_test_and_build_with_the_makefile():
     runs = [step["run"] for step in steps(load(PULL_REQUEST)) if "run" in step]
-    assert runs == ["make check", "make test", "make html"]
+    assert runs[:3] == ["make check", "make test", "make html"]
+    assert [run.split("\n")[0] for run in runs[3:]] == ["make doctest > /dev/null || true"]  # the results, from the cache
     makefile = (ROOT / "Makefile").read_text()
     for target in ("check", "test", "html"):
         assert re.search(rf"^{target}:", makefile, re.M), f"the Makefile has no {target} target"
+
+
+def test_reviewers_get_every_snippets_result_and_the_site_that_shows_them():
+    build = load(PULL_REQUEST)["jobs"]["build"]["steps"]
+    upload = next(s for s in build if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"]["path"] == "_build/html" and upload["id"] == "site"
+    summary = build[-1]
+    assert summary["if"] == "success() || failure()" and summary["env"]["SITE_URL"] == "${{ steps.site.outputs.artifact-url }}"
+    assert "_build/examples/output.txt" in summary["run"] and '>> "$GITHUB_STEP_SUMMARY"' in summary["run"]
+    assert "artifact" in (ROOT / "CONTRIBUTING.md").read_text()
 
 
 def test_builds_and_tests_get_the_snippet_sandbox_first():

@@ -277,7 +277,7 @@ from errorkb.examples import sandbox
 
 command = sandbox._command
 sandbox._command = lambda *args: [a for a in command(*args) if a != "--die-with-parent"]
-sandbox.run({"snippet.py": sys.argv[1]}, ["snippet.py"], sandbox.Limits(timeout=300, memory=2**30))
+sandbox.run({"snippet.py": sys.argv[1]}, [*sandbox.PYTHON, "snippet.py"], sandbox.Limits(timeout=300, memory=2**30))
 """
 
 
@@ -349,3 +349,55 @@ def test_when_every_sandbox_id_is_taken_snippets_are_not_run_and_not_cached(tmp_
     assert result.reason == f"all {sandbox_ids.COUNT} sandbox user ids ({sandbox_ids.FIRST} to " \
                             f"{sandbox_ids.FIRST + sandbox_ids.COUNT - 1}) are in use by running snippets"
     assert list(tmp_path.rglob("*.json")) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers in snippet options: ASCII digits, bounded; anything else a file:line problem in
+# errorkb check and the build, never an exception
+
+
+HOSTILE_NUMBERS = {
+    "timeout": ["²", "٣", "１", "9" * 5000, "1e3", "-5", "0x10", "60.5", "∞"],
+    "memory": ["²G", "٣G", "1" * 5000 + "G", "9" * 400 + "G", "1e999G", "nanG", "2G" + "\u200b"],
+    "tolerance": ["٠.٥", "0.５", "1e-400", "nan", "inf", "0." + "1" * 5000],
+    "requires": ["gpus>=²", "gpus>=٤", "gpus>=" + "9" * 5000, "gpu-memory>=" + "9" * 400 + "G",
+                 "gpu-memory>=٤G", "torch>=²"],
+}
+CASES = [(option, value) for option, values in HOSTILE_NUMBERS.items() for value in values]
+
+
+@pytest.mark.parametrize("option, value", CASES, ids=[f"{o}-{i}" for i, (o, _) in enumerate(CASES)])
+def test_a_number_that_is_not_plain_digits_in_range_is_refused_with_its_option(option: str, value: str) -> None:
+    from errorkb.examples.accelerators import PROFILE
+    from errorkb.examples.rules import SnippetRules
+
+    kind, code = ("shows", ">>> 1\n1\n") if option == "tolerance" else ("fixes", "print(1)\n")
+    with pytest.raises(SnippetError, match=f":{option}:"):
+        make_snippet(kind, {"id": "bad", option: value}, code, path="errors/demo/demo-oom.md", line=1,
+                     record_id="demo-oom", rules=SnippetRules(hardware=PROFILE))
+
+
+def test_hostile_numbers_are_file_line_problems_in_check_and_the_build(project) -> None:
+    import io
+    import re
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from errorkb.tools.cli import main
+
+    fences = "".join(f"\n```{{snippet}} {'shows' if option == 'tolerance' else 'fixes'}\n:id: case-{n}\n:{option}: {value}\n\n"
+                     f"{'>>> 1' if option == 'tolerance' else 'print(1)'}\n```\n" for n, (option, value) in enumerate(CASES))
+    text = record_with(fences)
+    project.write("conf.py", project.CONF + '\nerrorkb_hardware = "errorkb.examples.accelerators"\n')
+    project.add_record(text)
+    lines = text.split("\n")
+    expected = {f"errors/demo/demo-oom.md:{n}" for n, line in enumerate(lines, 1) if line.startswith("```{snippet}")}
+    out = io.StringIO()
+    with redirect_stdout(out), redirect_stderr(io.StringIO()):
+        assert main(["--root", str(project.root), "check"]) == 1
+    assert {line.split(": ", 1)[0] for line in out.getvalue().splitlines()} == expected
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "-D", "errorkb_run_examples=0",
+                           str(project.root), str(project.out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    found = {f"errors/demo/demo-oom.md:{n}" for n in re.findall(r"demo-oom\.md:(\d+): WARNING: snippet 'case-\d+': :",
+                                                                   done.stderr)}
+    assert found == expected

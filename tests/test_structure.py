@@ -87,7 +87,7 @@ def test_the_build_state_is_reached_through_the_domain_alone():
 #: The layers, lowest first; a module imports only from its own layer or lower ones.  ``site``
 #: (the Sphinx side) and ``tools`` (the terminal tools) stand side by side and never import each
 #: other; so do the examples' build side and their pytest plugin, above them.
-EXAMPLES_ENGINE = {"accelerators", "cache", "extract", "hardware", "judge", "launch", "requirements", "runner",
+EXAMPLES_ENGINE = {"accelerators", "cache", "extract", "hardware", "judge", "launch", "numbers", "requirements", "rules", "runner",
                    "sandbox", "sandbox_ids", "session", "spec", "verified"}
 
 

@@ -95,7 +95,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", lambda app, config: config.html_static_path.append(str(here / "static")))
     app.connect("config-inited", lambda app, config: config.templates_path.append(str(here / "layouts")))
     app.add_css_file("errorkb.css")
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 5}
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -15,6 +15,7 @@ import runpy
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .languages import Language, languages_from
 from .records import MAX_RECORD_BYTES
 from .schema import SLUG, Schema, SchemaError, schema_from
 from .triage import Kind, kinds_from
@@ -63,6 +64,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("errorkb_max_timeout", Ceilings.timeout, (int,), "The longest ``:timeout:`` a snippet may ask for, in seconds."),
     Option("errorkb_max_memory", f"{Ceilings.memory // 1024**3}G", (str,),
            "The most ``:memory:`` a snippet may ask for, as a size such as ``4G``."),
+    Option("errorkb_languages", {}, (dict,),
+           "Languages a snippet may be written in (``:language:``) beyond ``python`` and ``bash``: name -> "
+           "``{'command': 'node {file}', 'suffix': '.js'}``, with optional ``highlight`` (a Pygments name), "
+           "``prompt``, ``continuation`` and ``session_highlight`` for ``shows`` sessions."),
+    Option("errorkb_snippet_requirements", "snippet-requirements.txt", (str,),
+           "The pip requirements file, relative to the source folder, that declares the Python packages the "
+           "snippets may name in ``:requires:`` (and that the set-up installs); any other word there that "
+           "names no hardware is a program on the sandbox's PATH."),
     Option("errorkb_max_record_size", f"{MAX_RECORD_BYTES // 1024}K", (str,),
            "The largest record file, as a size such as ``256K``; a larger one is refused before it is parsed."),
     Option("errorkb_allow_raw_html", False, (bool,),
@@ -116,6 +125,8 @@ class Settings:
     run_examples: bool
     base_url: str
     ceilings: Ceilings
+    languages: dict[str, Language]  # the built-in ones and the site's
+    snippet_requirements: str  # the file declaring the snippets' packages, relative to the source folder
     max_record_size: int  # bytes
     allow_raw_html: bool
     url_schemes: frozenset[str]  # lower-case, without the ':'
@@ -151,6 +162,8 @@ def settings_from(values: dict[str, Any]) -> Settings:
         run_examples=values["errorkb_run_examples"],
         base_url=values["errorkb_base_url"],
         ceilings=ceilings(values),
+        languages=languages_from(values["errorkb_languages"]),
+        snippet_requirements=_relative_file(values["errorkb_snippet_requirements"], "errorkb_snippet_requirements"),
         max_record_size=size(values, "errorkb_max_record_size"),
         allow_raw_html=values["errorkb_allow_raw_html"],
         url_schemes=_schemes(values["errorkb_url_schemes"]),
@@ -189,6 +202,13 @@ def _releases(value: dict[Any, Any]) -> dict[str, str]:
         raise ValueError("errorkb_current_releases must map product names to releases, both strings "
                          "(quote releases: '2.10')")
     return dict(value)
+
+
+def _relative_file(value: str, name: str) -> str:
+    path = PurePosixPath(value.replace(os.sep, "/").strip())
+    if not value.strip() or path.is_absolute() or ".." in path.parts:
+        raise ValueError(f"{name} = {value!r} is not a file inside the source folder")
+    return str(path)
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")

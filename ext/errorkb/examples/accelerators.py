@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 
-from ..core.values import parse_size
+from . import numbers
 from .hardware import HardwareNeed
 
 NAMES = ("cuda", "gpu", "tpu", "neuron")
@@ -70,13 +70,14 @@ class AcceleratorProfile:
         if m:
             name, value = m.groups()
             if name == "gpu-memory":
-                size = parse_size(value)
+                size = numbers.size(value)
                 if not size:
-                    raise ValueError(f"{item!r}: give the memory as a size such as 40G")
-                return HardwareNeed(name, int(size), f"gpu-memory>={int(size) / 1024**3:g}G")
-            if not value.isdigit() or int(value) < 1:
-                raise ValueError(f"{item!r}: give the number of GPUs, e.g. gpus>=4")
-            return HardwareNeed(name, int(value), f"gpus>={int(value)}")
+                    raise ValueError(f"{item[:60]!r}: give the memory as a size in digits 0-9, such as 40G")
+                return HardwareNeed(name, size, f"gpu-memory>={size / 1024**3:g}G")
+            count = numbers.whole_number(value, 1, 1_000_000)
+            if count is None:
+                raise ValueError(f"{item[:60]!r}: give the number of GPUs in digits 0-9, e.g. gpus>=4")
+            return HardwareNeed(name, count, f"gpus>={count}")
         if _THRESHOLD_NAME.match(item):
             raise ValueError(f"{item!r}: hardware thresholds are written gpu-memory>=40G or gpus>=4")
         return None

@@ -1,8 +1,9 @@
 """The ``snippet`` directive and the ``err:snippet-status`` listing.
 
-Each snippet is validated at read time (a problem is a warning at the fence's line) and kept
-per page in the ``err`` domain.  The page gets a placeholder node that :mod:`.render` fills
-with the snippet's status once it is known.
+Each snippet is validated at read time and kept per page in the ``err`` domain, and so is a
+snippet refused: :mod:`.build` warns about it at the fence's line on every build, the page read
+again or not.  The page gets a placeholder node that :mod:`.render` fills with the snippet's
+status once it is known.
 """
 
 from __future__ import annotations
@@ -12,15 +13,11 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
-from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..site.config import settings
 from ..site.domain import err_domain
-from .hardware import load_profile
+from .extract import duplicate
 from .spec import OPTIONS, SnippetError, make_snippet
-
-logger = logging.getLogger(__name__)
 
 
 class snippet_node(nodes.General, nodes.Element):
@@ -31,14 +28,23 @@ class snippet_status_node(nodes.General, nodes.Element):
     """Where the table of every snippet and its status goes."""
 
 
+class AnyOption(dict):
+    """An option spec that takes every option, so that :func:`make_snippet` judges them all,
+    unknown ones included, as ``errorkb check`` does."""
+
+    def __missing__(self, name: str) -> object:
+        return directives.unchanged
+
+
 class SnippetDirective(SphinxDirective):
-    """Code the build runs, claiming to reproduce the error, fix it or show a measurement
-    (``reproduces``, ``fixes`` or ``shows``), with ``:id:``, ``:requires:``, ``:timeout:``,
-    ``:memory:`` and ``:tolerance:``; the page shows whether it did."""
+    """Code the build runs, claiming to reproduce the error, fix it or show a session
+    (``reproduces``, ``fixes`` or ``shows``), with ``:id:``, ``:language:``, ``:requires:``,
+    ``:timeout:``, ``:memory:`` and ``:tolerance:``; the page shows whether it did."""
 
     required_arguments = 1
+    final_argument_whitespace = True
     has_content = True
-    option_spec = {name: directives.unchanged for name in OPTIONS}
+    option_spec = AnyOption({name: directives.unchanged for name in OPTIONS})
 
     def run(self) -> list[nodes.Node]:
         docname = self.env.docname
@@ -47,24 +53,26 @@ class SnippetDirective(SphinxDirective):
         path = Path(self.env.doc2path(docname)).relative_to(self.env.srcdir).as_posix()
         try:
             snippet = make_snippet(
-                self.arguments[0], {k: str(v) for k, v in self.options.items()}, "\n".join(self.content),
+                self.arguments[0], {k: str(v or "") for k, v in self.options.items()}, "\n".join(self.content),
                 path=path, line=self.lineno, record_id=record.id if record else docname.rsplit("/", 1)[-1],
                 templates=tuple(m.template for m in record.messages) if record else (),
-                ceilings=settings(self.config).ceilings, hardware=load_profile(settings(self.config).hardware),
+                rules=domain.snippet_rules,
             )
         except SnippetError as exc:
-            logger.warning(str(exc), location=(docname, self.lineno), type="errorkb", subtype="snippet")
-            return []
+            return self.refuse(str(exc))
         page = domain.snippets.setdefault(docname, [])
         if any(s.id == snippet.id for s in page):
-            logger.warning(f"snippet id {snippet.id!r} is used twice on this page", location=(docname, self.lineno),
-                           type="errorkb", subtype="snippet")
-            return []
+            return self.refuse(duplicate(snippet.id))
         page.append(snippet)
         node = snippet_node(key=snippet.key, ids=[f"snippet-{snippet.id}"])
         self.set_source_info(node)
-        node += nodes.literal_block(snippet.code, snippet.code, language="pycon" if snippet.kind == "shows" else "python")
+        node += nodes.literal_block(snippet.code, snippet.code, language=snippet.highlight)
         return [node]
+
+    def refuse(self, message: str) -> list[nodes.Node]:
+        """Keep the refusal with the page, for :mod:`.build` to warn about on every build."""
+        err_domain(self.env).data["snippet_problems"].setdefault(self.env.docname, []).append((self.lineno, message))
+        return []
 
 
 class SnippetStatusDirective(SphinxDirective):

@@ -4,7 +4,9 @@ Usage: ``python -I -c <this file's text> LIFELINE REPORT LIMITS_JSON COMMAND...`
 the read end of a pipe whose write end only the build holds: it reads as closed once the
 build has died, however it died, and then every process of the container is killed.  REPORT
 receives ``started``, then ``status N`` with the snippet's wait status.  LIMITS_JSON maps
-resource names to values, set in the snippet's process only.  Only the standard library is used.
+resource names to values, set in the snippet's process only.  COMMAND's program is looked for
+on the container's PATH; one that cannot be started exits with status 127, as in a shell, and
+says why.  Only the standard library is used.
 """
 
 import json
@@ -26,7 +28,11 @@ def main() -> None:
     if pid == 0:
         for name, value in limits.items():
             resource.setrlimit(getattr(resource, name), (value, value))
-        os.execv(command[0], command)
+        try:
+            os.execvp(command[0], command)
+        except OSError as exc:
+            os.write(2, f"cannot run {command[0]}: {exc.strerror}\n".encode())
+            os._exit(127)
     os.write(report, b"started\n")
     poller = select.poll()
     child = os.pidfd_open(pid)

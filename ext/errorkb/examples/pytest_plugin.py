@@ -2,8 +2,9 @@
 
 Enabled with ``-p errorkb.examples.pytest_plugin`` (see ``pyproject.toml``).  Items whose
 requirements are missing, or that no sandbox can run on this machine, are skipped with the
-reason; a failing item reports why, and the end of what the snippet printed.  The ceilings on
-``:timeout:`` and ``:memory:`` are the site's, read from its ``conf.py``.  Results are not cached: a test run always runs.
+reason; a failing item reports why, and the end of what the snippet printed.  The snippets are
+read by the site's rules (its ceilings, hardware, languages and declared packages), from its
+``conf.py``.  Results are not cached: a test run always runs.
 """
 
 from __future__ import annotations
@@ -43,12 +44,13 @@ class RecordFile(pytest.File):
             hw = requirements.machine(load_profile(site.hardware))
         except (ProjectError, ValueError) as exc:
             raise self.CollectError(str(exc)) from None
+        why = sandbox.unavailable()
         snippets, problems = snippets_in_record(self.path, self.config.rootpath, site)
         if problems:
             raise self.CollectError("\n".join(map(str, problems)))
         for snippet in snippets:
             item = SnippetItem.from_parent(self, name=snippet.id, snippet=snippet, hw=hw)
-            gap = requirements.unmet(snippet, hw) or sandbox.unavailable()
+            gap = why if why and snippet.programs else requirements.unmet(snippet, hw) or why
             if gap:  # skipped at collection, so the report points at the snippet
                 item.add_marker(pytest.mark.skip(reason=gap))
             yield item

@@ -1,11 +1,21 @@
-"""Fill in, as each page is written, the status of its snippets and the table of all snippets."""
+"""Fill in, as each page is written, the status of its snippets and the table of all snippets.
+
+A passed ``reproduces`` snippet shows, folded under it, the lines it printed that its record's
+templates matched (the message it reproduced); a passed ``shows`` snippet, what its session
+printed this time.  The snippets are filled in by a post-transform that runs before
+sphinx-design's, so that those folds are its dropdowns; the table, once links can be made.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from ..site.badges import badge
+from ..site.design import dropdown
 from ..site.domain import err_domain
 from .directive import snippet_node, snippet_status_node
 from .judge import FAILED, NOT_RUN, PASSED, Result
@@ -14,7 +24,7 @@ from .verified import Verification
 
 BADGE_COLOURS = {PASSED: "success", FAILED: "danger", NOT_RUN: "secondary"}
 CLAIMS = {"reproduces": "Reproduces the error", "fixes": "Fix", "shows": "Shows"}
-OUTPUT_SHOWN = 4000  # characters of a failed snippet's output shown on its page
+OUTPUT_SHOWN = 4000  # characters of a snippet's output shown on its page
 
 
 def status_badge(status: str) -> nodes.inline:
@@ -58,9 +68,26 @@ def render_snippet(node: snippet_node, snippet: Snippet, result: Result | None, 
     if result.status == FAILED and result.output:
         shown = result.output[-OUTPUT_SHOWN:]
         box += nodes.literal_block(shown, shown, language="text", classes=["errorkb-snippet-output"])
+    box += what_it_printed(snippet, result)
     if verified is not None:
         box += verified_block(verified)
     node.replace_self(box)
+
+
+def what_it_printed(snippet: Snippet, result: Result) -> list[nodes.Node]:
+    """Of a passed snippet, folded: the message it reproduced, or what its session printed."""
+    if result.status != PASSED:
+        return []
+    if snippet.kind == "reproduces" and result.matched:
+        text = "\n".join(result.matched)
+        title = "The message it reproduced" if len(result.matched) == 1 else "The messages it reproduced"
+    elif snippet.kind == "shows" and result.output.strip():
+        text = result.output.rstrip()[-OUTPUT_SHOWN:]
+        title = "What it printed in this build"
+    else:
+        return []
+    block = nodes.literal_block(text, text, language="text", classes=["errorkb-snippet-output"])
+    return [dropdown(title, [block], ["errorkb-snippet-printed"])]
 
 
 def _row(*cells: nodes.Node) -> nodes.row:
@@ -100,14 +127,28 @@ def status_table(app: Sphinx, fromdocname: str) -> list[nodes.Node]:
     return [summary, table]
 
 
-def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    domain = err_domain(app.env)
-    by_key = {s.key: s for s in domain.snippets.get(docname, ())}  # this page's: linear in pages
-    for node in list(doctree.findall(snippet_node)):
-        snippet = by_key.get(node["key"])
-        if snippet is None:
-            node.replace_self(node.children)
-            continue
-        render_snippet(node, snippet, domain.snippet_results.get(snippet.key), domain.verified.get(snippet.key))
+class SnippetStatuses(SphinxPostTransform):
+    """Each snippet of the page with its status."""
+
+    default_priority = 100  # before sphinx-design's dropdowns (199) are built
+
+    def run(self, **kwargs: Any) -> None:
+        domain = err_domain(self.env)
+        by_key = {s.key: s for s in domain.snippets.get(self.env.docname, ())}  # this page's: linear in pages
+        for node in list(self.document.findall(snippet_node)):
+            snippet = by_key.get(node["key"])
+            if snippet is None:
+                node.replace_self(node.children)
+                continue
+            render_snippet(node, snippet, domain.snippet_results.get(snippet.key), domain.verified.get(snippet.key))
+
+
+def status_tables(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """``doctree-resolved``: the table of every snippet, where a page asks for it."""
     for node in list(doctree.findall(snippet_status_node)):
         node.replace_self(status_table(app, docname))
+
+
+def setup_render(app: Sphinx) -> None:
+    app.add_post_transform(SnippetStatuses)
+    app.connect("doctree-resolved", status_tables)

@@ -21,6 +21,7 @@ Progress = Callable[[Iterable[Snippet], int], Iterator[Snippet]]
 class Report:
     results: dict[str, Result]  # snippet key -> result
     executed: list[str]  # keys of the snippets run in this call (not taken from the cache)
+    unavailable: str | None = None  # why no snippet could run, where some had to
 
 
 def default_jobs() -> int:
@@ -35,7 +36,12 @@ def run_snippets(snippets: list[Snippet], cache_dir: Path | None, *, execute: bo
     cache = ResultCache(cache_dir) if cache_dir is not None else None
     results: dict[str, Result] = {}
     todo: dict[str, tuple[Snippet, str, str]] = {}  # key -> (snippet, cache key, where)
+    unavailable = None
     for snippet in snippets:
+        if execute and snippet.programs and (why := sandbox.unavailable()):  # their versions are read in it
+            results[snippet.key] = Result(NOT_RUN, why, transient=True)
+            unavailable = why
+            continue
         gap = requirements.unmet(snippet, hw)
         if gap:
             results[snippet.key] = Result(NOT_RUN, gap)
@@ -46,6 +52,7 @@ def run_snippets(snippets: list[Snippet], cache_dir: Path | None, *, execute: bo
             results[snippet.key] = cached
         elif execute and (why := sandbox.unavailable()):
             results[snippet.key] = Result(NOT_RUN, why, transient=True)
+            unavailable = why
         elif execute:
             todo[snippet.key] = (snippet, key, requirements.where(snippet, hw))
         else:
@@ -61,4 +68,4 @@ def run_snippets(snippets: list[Snippet], cache_dir: Path | None, *, execute: bo
             results[snippet.key] = result
             if cache:
                 cache.put(futures[future][1], result)
-    return Report(results, list(todo))
+    return Report(results, list(todo), unavailable)

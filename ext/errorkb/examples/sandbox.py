@@ -1,11 +1,13 @@
-"""Run Python in a sandbox made with bubblewrap: nothing of the host but what the interpreter needs.
+"""Run a snippet in a sandbox made with bubblewrap: nothing of the host but what its programs need.
 
 Each run is a ``bwrap`` container with its own namespaces (user, processes, network, IPC, host
 name), in which the only host files are, read-only, ``/usr``, the loader's cache and the
-interpreter's folders (the virtual environment and the Python it was made from).  The
-working folder, ``HOME`` and ``TMPDIR`` are ``/tmp``, an in-memory folder of
-:data:`TEMP_BYTES` (``/var/tmp`` leads there; ``/dev/shm`` is one of :data:`SHM_BYTES`),
-which disappears with the container.  The snippet runs with no capabilities and no way to
+interpreter's folders (the virtual environment and the Python it was made from, and the user's
+site-packages where the build's Python reads them), wherever they live: under ``/tmp`` too, as
+they are shown after the container's own ``/tmp`` is made.  The working folder, ``HOME`` and
+``TMPDIR`` are ``/tmp``, an in-memory folder of :data:`TEMP_BYTES` (``/var/tmp`` leads there;
+``/dev/shm`` is one of :data:`SHM_BYTES`), which disappears with the container.  ``PATH`` is the
+interpreter's folder, then the system's.  The snippet runs with no capabilities and no way to
 gain any (``no_new_privs``, no user namespace of its own), under ``RLIMIT_AS`` (memory),
 ``RLIMIT_NPROC`` (processes and threads), ``RLIMIT_FSIZE`` (largest file) and no core dumps;
 its output (stdout and stderr together) is captured, and a run printing more than
@@ -33,9 +35,11 @@ import json
 import os
 import shutil
 import signal
+import site
 import stat
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 from collections.abc import Callable
@@ -44,6 +48,7 @@ from pathlib import Path
 from shlex import quote
 from typing import cast
 
+from ..core.languages import FILE, PYTHON as PYTHON_PLACEHOLDER
 from . import sandbox_ids
 
 LAUNCHER = Path(__file__).parent / "launch.py"
@@ -58,7 +63,13 @@ SHM_BYTES = 64 * 1024**2  # /dev/shm, as in a default Docker container
 TASKS = 512  # processes and threads a snippet may have at once
 
 WORKDIR = "/tmp"
-ENVIRONMENT = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": WORKDIR, "TMPDIR": WORKDIR, "USER": "sandbox",
+#: The build's Python as a snippet runs it: environment variables ignored, no folder of its
+#: own added to ``sys.path``, output unbuffered; the user's site-packages are read where the
+#: build reads them (see :func:`_user_site`).
+PYTHON = (sys.executable, "-E", "-P", "-u")
+#: Where programs are looked for: the interpreter's folder first (its ``python``, ``pip``), then the system's.
+PATH = os.pathsep.join(dict.fromkeys([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]))
+ENVIRONMENT = {"PATH": PATH, "HOME": WORKDIR, "TMPDIR": WORKDIR, "USER": "sandbox",
                "LOGNAME": "sandbox", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
 #: Devices a snippet that needs an accelerator is given, with a read-only /sys.
 ACCELERATORS = ("/dev/nvidia*", "/dev/nvidia-caps", "/dev/dri", "/dev/kfd", "/dev/accel*", "/dev/vfio", "/dev/neuron*")
@@ -123,41 +134,74 @@ class _Capture:
         return (bytes(self.head) + middle + bytes(self.tail)).decode("utf-8", "replace")
 
 
-def _shown_folders() -> list[str]:
-    """The host's folders the container shows, read-only: /usr, and where the interpreter and its
-    packages live, as this process sees them."""
+def _interpreter_folders() -> list[str]:
+    """Where the interpreter and its packages live, as this process sees them: shown read-only."""
     interpreter = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
-    return ["/usr", *sorted(f for f in interpreter if f != "/usr" and not f.startswith("/usr/"))]
+    return sorted(f for f in interpreter if f != "/usr" and not f.startswith("/usr/"))
+
+
+def _shown_folders() -> list[str]:
+    """The host's folders the container shows, read-only, at their own paths: /usr and the interpreter's."""
+    return ["/usr", *_interpreter_folders()]
+
+
+def _user_site() -> tuple[str, str] | None:
+    """The user's site-packages, where the build's Python reads them, and the place in the container
+    where the snippet's Python (``HOME`` being ``/tmp``) reads its own; None when not in use."""
+    folder = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    if not folder or folder not in sys.path or not os.path.isdir(folder):
+        return None
+    inside = sysconfig.get_path("purelib", f"{os.name}_user", vars={"userbase": os.path.join(WORKDIR, ".local")})
+    return folder, inside
+
+
+def package_folders() -> list[str]:
+    """The folders of ``sys.path`` that a snippet's Python reads too: those in the interpreter's folders,
+    and the user's site-packages; not the source tree or others named by ``PYTHONPATH``."""
+    shown = [Path(f) for f in _interpreter_folders()] + [Path("/usr")]
+    user = _user_site()
+    return [p for p in sys.path if p and (any(Path(p).is_relative_to(f) for f in shown) or (user and p == user[0]))]
 
 
 def _shown_files() -> list[str]:
-    """The host's files the container shows, read-only."""
-    return [f for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime") if os.path.exists(f)]
+    """The host's files the container shows, read-only: the loader's, the time zone, and the links
+    through which Debian's alternatives name programs (``/usr/bin/awk`` -> ``/etc/alternatives/awk``)."""
+    return [f for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives") if os.path.exists(f)]
 
 
 def _mounts(accelerators: bool) -> list[str]:
-    """bwrap options that build the container's file system."""
-    folders, files = _shown_folders(), _shown_files()
-    parents = sorted({str(p) for path in folders + files for p in Path(path).parents if str(p) != "/"})
-    args: list[str] = []
+    """bwrap options that build the container's file system.
+
+    Its own ``/tmp`` and ``/dev/shm`` come first and the host's folders after, so that an
+    interpreter living in a temporary folder (a clone or a CI cache under ``/tmp``) is shown
+    inside the container's ``/tmp`` instead of hidden by it."""
+    user = _user_site()
+    binds = [(path, path) for path in _shown_folders() + _shown_files()] + ([user] if user else [])
+    args = ["--proc", "/proc", "--dev", "/dev",
+            "--size", str(TEMP_BYTES), "--perms", "1777", "--tmpfs", WORKDIR,
+            "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm",
+            "--perms", "0755", "--dir", "/var", "--symlink", "../tmp", "/var/tmp"]
+    parents = sorted({str(p) for _, inside in binds for p in Path(inside).parents if str(p) != "/"})
     for folder in parents:  # bwrap would create them inaccessible to the snippet's user
         args += ["--perms", "0755", "--dir", folder]
-    for path in folders + files:
-        args += ["--ro-bind", path, path]
+    for path, inside in binds:
+        args += ["--ro-bind", path, inside]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):  # /bin -> usr/bin where /usr is merged
         if os.path.islink(f"/{name}"):
             args += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
         elif os.path.isdir(f"/{name}"):
             args += ["--ro-bind", f"/{name}", f"/{name}"]
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(TEMP_BYTES), "--perms", "1777", "--tmpfs", WORKDIR,
-             "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm",
-             "--perms", "0755", "--dir", "/var", "--symlink", "../tmp", "/var/tmp"]
     if accelerators:
         args += ["--ro-bind", "/sys", "/sys"]
         for device in sorted({d for pattern in ACCELERATORS for d in glob.glob(pattern)}):
             args += ["--dev-bind", device, device]
     return args + ["--remount-ro", "/dev", "--remount-ro", "/"]
+
+
+def _reached() -> list[Path]:
+    """The host's folders the container binds, which the snippet's user must be able to reach."""
+    user = _user_site()
+    return [Path(f) for f in _shown_folders()] + ([Path(user[0])] if user else [])
 
 
 def _closed_to_others(folder: Path) -> bool:
@@ -188,9 +232,21 @@ def openings(folders: list[Path]) -> list[str]:
     return commands
 
 
+def command(template: tuple[str, ...], file: str) -> list[str]:
+    """A language's command line for the snippet's ``file``: ``{file}`` is its name, and ``{python}``
+    the build's Python as a snippet runs it (:data:`PYTHON`)."""
+    argv: list[str] = []
+    for part in template:
+        if part == PYTHON_PLACEHOLDER:
+            argv += PYTHON
+        else:
+            argv.append(part.replace(FILE, file).replace(PYTHON_PLACEHOLDER, " ".join(map(quote, PYTHON))))
+    return argv
+
+
 def _command(uid: int | None, limits: Limits, files: dict[str, int], argv: list[str], accelerators: bool,
              lifeline: int, report: int) -> list[str]:
-    """The whole command line: (as root) the drop to ``uid``, bwrap, the launcher, Python."""
+    """The whole command line: (as root) the drop to ``uid``, bwrap, the launcher, the snippet's ``argv``."""
     bwrap = [shutil.which("bwrap") or "bwrap", "--unshare-user", "--disable-userns", "--unshare-pid",
              "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox",
              "--die-with-parent", "--new-session", "--clearenv"]
@@ -201,12 +257,12 @@ def _command(uid: int | None, limits: Limits, files: dict[str, int], argv: list[
         bwrap += ["--perms", "0644", "--file", str(fd), f"{WORKDIR}/{name}"]
     rlimits = {"RLIMIT_AS": limits.memory, "RLIMIT_NPROC": TASKS, "RLIMIT_FSIZE": FILE_BYTES, "RLIMIT_CORE": 0}
     bwrap += ["--chdir", WORKDIR, "--", sys.executable, "-I", "-S", "-c", LAUNCHER.read_text(encoding="utf-8"),
-              str(lifeline), str(report), json.dumps(rlimits), sys.executable, "-I", "-u", *argv]
+              str(lifeline), str(report), json.dumps(rlimits), *argv]
     if uid is None:  # an ordinary user: bwrap makes a user namespace
         return bwrap
     switch = [shutil.which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
               "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
-    opened = openings(list(map(Path, _shown_folders())))
+    opened = openings(_reached())
     if not opened:
         return switch + bwrap
     script = " && ".join(opened) + ' && exec "$@"'
@@ -217,7 +273,7 @@ def _command(uid: int | None, limits: Limits, files: dict[str, int], argv: list[
 def _tools_missing() -> str | None:
     needed = ["bwrap"]
     if os.geteuid() == 0:
-        needed += ["setpriv"] + (["unshare", "mount"] if openings(list(map(Path, _shown_folders()))) else [])
+        needed += ["setpriv"] + (["unshare", "mount"] if openings(_reached()) else [])
     missing = [tool for tool in needed if shutil.which(tool) is None]
     if not missing:
         return None
@@ -239,7 +295,7 @@ def _verdict() -> str | None:
     if missing:
         return missing
     with _lease() as uid:
-        probe = _run(uid, {}, ["-c", "print('sandbox ok')"], Limits(timeout=60, memory=1024**3), False)
+        probe = _run(uid, {}, [*PYTHON, "-c", "print('sandbox ok')"], Limits(timeout=60, memory=1024**3), False)
     if probe.sandbox_error:
         return probe.sandbox_error
     if probe.returncode != 0 or probe.output != "sandbox ok\n":
@@ -270,7 +326,8 @@ def _reported_status(report: bytes) -> int | None:
 
 
 def run(files: dict[str, str], argv: list[str], limits: Limits, *, accelerators: bool = False) -> Outcome:
-    """Write ``files`` into a fresh sandbox and run ``python -I -u *argv`` in it."""
+    """Write ``files`` into a fresh sandbox's working folder and run ``argv`` there (a program's
+    name is looked for on :data:`PATH`)."""
     try:
         with _lease() as uid:
             return _run(uid, files, argv, limits, accelerators)

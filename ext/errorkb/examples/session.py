@@ -1,8 +1,11 @@
 """Runs inside the sandbox: replay a doctest session and report what differs.
 
-Usage: ``python -I session.py SESSION_FILE [TOLERANCE]``.  ELLIPSIS is on.  With a relative
+Usage: ``python session.py SESSION_FILE [TOLERANCE]``.  ELLIPSIS is on.  With a relative
 TOLERANCE, an output that differs only in its numbers passes when every number is within it.
-Exit status 0 when every example matched.  Only the standard library is used.
+Exit status 0 when every example matched, and the session as it ran is printed, with what each
+example printed this time; otherwise doctest's report of what differs.  Only the standard
+library is used (the judge also compares transcripts of other languages with
+:class:`TolerantChecker`).
 """
 
 import doctest
@@ -28,13 +31,27 @@ class TolerantChecker(doctest.OutputChecker):
         return all(math.isclose(float(w), float(f), rel_tol=self.tolerance) for w, f in zip(wanted, found))
 
 
+class SessionRunner(doctest.DocTestRunner):
+    """Keeps what each example printed, to show the session as it ran."""
+
+    def __init__(self, tolerance: float | None):
+        super().__init__(TolerantChecker(tolerance), optionflags=doctest.ELLIPSIS)
+        self.ran: list[str] = []
+
+    def report_success(self, out, test, example, got):  # type: ignore[no-untyped-def]
+        lines = example.source.rstrip("\n").split("\n")
+        self.ran.append("\n".join([">>> " + lines[0], *("... " + line for line in lines[1:])]) + "\n" + got)
+
+
 def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as f:
         text = f.read()
     tolerance = float(sys.argv[2]) if len(sys.argv) > 2 else None
     test = doctest.DocTestParser().get_doctest(text, {"__name__": "__main__"}, "snippet", "snippet", 0)
-    runner = doctest.DocTestRunner(TolerantChecker(tolerance), optionflags=doctest.ELLIPSIS)
+    runner = SessionRunner(tolerance)
     result = runner.run(test, out=sys.stdout.write)
+    if not result.failed:
+        sys.stdout.write("".join(runner.ran))
     return 1 if result.failed else 0
 
 

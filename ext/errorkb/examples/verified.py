@@ -77,3 +77,9 @@ def load_verified(path: Path, shown: str) -> tuple[dict[str, Verification], list
         if entry.snippet not in newest or newest[entry.snippet].date <= entry.date:
             newest[entry.snippet] = entry
     return newest, problems
+
+
+def unknown_snippets(entries: dict[str, Verification], record_path: str, shown: str, known: set[str]) -> list[Problem]:
+    """An entry naming a snippet that the record does not have (``known``: every snippet's key)."""
+    return [Problem(shown, 1, f"no snippet {snippet_id!r} on {record_path}")
+            for snippet_id in entries if f"{record_path}::{snippet_id}" not in known]

@@ -41,6 +41,7 @@ from sphinx.util.nodes import make_refnode
 from .config import settings
 from ..core.record_cache import load_catalogue_cached
 from ..core.records import Catalogue, Record
+from ..examples.rules import SnippetRules
 
 if TYPE_CHECKING:
     from ..examples.judge import Result
@@ -54,7 +55,7 @@ logger = logging.getLogger(__name__)
 GENERATED = "errorkb_generated"
 
 #: Per-document maps in the domain data, cleared and merged by document name.
-PER_DOC = ("ids", "references", "shown_related", "catalogues", "snippets", "snippet_tables")
+PER_DOC = ("ids", "references", "shown_related", "catalogues", "snippets", "snippet_problems", "snippet_tables")
 
 
 def link_text(code: str | None, title: str) -> str:
@@ -102,12 +103,13 @@ class ErrorDomain(Domain):
         "shown_related": {},  # docname of a record -> related ids its page shows
         "catalogues": {},  # docname -> fingerprint of the catalogue rows it shows
         "snippets": {},  # docname -> its snippets, in page order
+        "snippet_problems": {},  # docname -> (line, message) of each snippet it refused
         "snippet_tables": {},  # docname -> True: the page lists every snippet and its status
         "shown_links": {},  # docname -> what its generated links showed when last written
         "snippet_results": {},  # snippet key -> its result in the last build
         "verified": {},  # snippet key -> its newest entry in a ``.verified.yaml``
     }
-    data_version = 4
+    data_version = 5
 
     def __init__(self, env: BuildEnvironment) -> None:
         super().__init__(env)
@@ -117,6 +119,8 @@ class ErrorDomain(Domain):
         self.related: dict[str, list[str]] = {}
         #: Record id -> the documents that link to it with the role, set before pages are written.
         self.backlinks: dict[str, set[str]] = {}
+        #: What the site allows its snippets and offers them, set at ``builder-inited``.
+        self.snippet_rules = SnippetRules()
 
     def record_for(self, docname: str) -> Record | None:
         """The record whose page ``docname`` is, if it is one."""

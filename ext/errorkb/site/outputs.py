@@ -33,6 +33,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
+from ..core.page_rules import unsafe_name
 from .config import settings
 from .domain import err_domain, link_text
 from .coverage import page_names as coverage_pages
@@ -42,7 +43,6 @@ logger = logging.getLogger(__name__)
 
 #: Raised when a field of ``errors.json`` changes meaning or goes away; new fields keep it.
 SCHEMA_VERSION = 3
-SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def base_url(app: Sphinx) -> str:
@@ -199,13 +199,11 @@ def redirects(app: Sphinx, *, warn: bool = False) -> dict[str, tuple[str, str]]:
         for name in dict.fromkeys([*record.codes, *record.aliases]):
             if name.casefold() == id_.casefold():
                 continue  # the page itself (also on case-insensitive file systems)
-            if not SAFE_NAME.match(name):
-                if not warn:
-                    continue
-                field = "code" if name in record.codes else "aliases"
-                logger.warning("%r cannot be a file name, so it gets no redirect page "
-                               "(letters, digits, '.', '_' and '-' only)", name,
-                               location=(docname, record.line_of(field)), type="errorkb", subtype="redirect")
+            why = unsafe_name(name)
+            if why:
+                if warn:
+                    field = "code" if name in record.codes else "aliases"
+                    logger.warning(why, location=(docname, record.line_of(field)), type="errorkb", subtype="redirect")
                 continue
             out[f"{folder}/{name}"] = (docname, name)
     return out
