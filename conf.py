@@ -150,6 +150,11 @@ linkcheck_ignore = [r"https?://(localhost|127\.0\.0\.1)"]
 
 # Absolute URLs (sitemap.xml, canonical links, Open Graph) need the public address of the site.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
+# The repository, for the contributor's page, the pages' edit links and the missing-error form
+# (the publishing workflow gives it with -D; Read the Docs in its environment).
+_clone = os.environ.get("READTHEDOCS_GIT_CLONE_URL", "")
+errorkb_repository_url = _clone.removesuffix(".git") if _clone.startswith("https://") else ""
+html_favicon = "docs/favicon.svg"
 
 # Snippets may require GPUs, TPUs and Neuron devices (`:requires: cuda, gpu-memory>=16G`).
 errorkb_hardware = "errorkb.examples.accelerators"

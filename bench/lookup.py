@@ -83,7 +83,8 @@ def synthetic(count: int, seed: int = 7) -> tuple[Catalogue, list[str]]:
             id=rid, code=f"B{i:05d}", codes=(f"B{i:05d}",), title=f"Synthetic error {i}", aliases=[], path=f"errors/bench/{rid}.md",
             templates=(compiled,),
             messages=[SimpleNamespace(examples=[SimpleNamespace(text=examples[-1])], summary_line=False)],
-            fixes=(Fix("Use a smaller batch", "", 1), Fix("Free memory", "", 2)), diagnoses=[])
+            fixes=(Fix("Use a smaller batch", "", 1), Fix("Free memory", "", 2)), costs=["", ""], diagnoses=[],
+            readings=[], labels={})
     return Catalogue(records), examples  # type: ignore[arg-type]
 
 

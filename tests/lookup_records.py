@@ -84,11 +84,32 @@ DIAGNOSES = {
         "  - when: used / capacity > 0.5",
         '    say: "{used / capacity:%} of the device is allocated: {used} of {capacity}"',
         "    fix: 1",
+        "  - when: used < capacity / 10",
+        '    say: "Only {used} is allocated: a smaller batch cannot help"',
+        "    rules_out: Use a smaller batch",
     ],
     "demo-hbm-limit": [
         "  - when: used / limit > 1.1",
         '    say: "Needs {used / limit}x the memory of {chip}, {used - limit} over"',
         "    fix: Use a smaller batch",
+    ],
+}
+
+
+# id -> what its values are in sentences, and their names in words, as YAML lines
+READINGS = {
+    "demo-cuda-detail": [
+        "readings:",
+        '  - say: "This process holds {used / capacity:%} of the device\'s {capacity}; {free} is free"',
+        "  - when: requested > capacity",
+        '    say: "The one allocation is {requested / capacity}x the whole device"',
+        "labels:",
+        "  requested: Asked for",
+        "  capacity: Device memory",
+    ],
+    "demo-hbm-limit": [
+        "readings:",
+        '  - say: "The program needs {used} of the {limit} that {chip} has"',
     ],
 }
 
@@ -108,6 +129,8 @@ def record_markdown(id_: str) -> str:
     text = text.replace("title: Demo device ran out of memory", f"title: {title}")
     if id_ in DIAGNOSES:
         text = text.replace("related: []", "related: []\ndiagnoses:\n" + "\n".join(DIAGNOSES[id_]))
+    if id_ in READINGS:
+        text = text.replace("related: []", "related: []\n" + "\n".join(READINGS[id_]))
     if aliases:
         text = text.replace("related: []", f"related: []\naliases: {json.dumps(aliases[0])}")
     if code is None:

@@ -44,7 +44,8 @@ def errorkb(installed: Installed, dbkb: Path):
 
 def test_its_records_carry_its_own_badges_and_sections(dbkb: Path):
     page = (dbkb / "_build/html/errors/server/too-many-connections.html").read_text(encoding="utf-8")
-    badges = re.findall(r'href="([^"]+)"[^>]*><span class="errorkb-badge[^"]*">([^<]+)</span>', page)
+    badges = re.findall(r'href="([^"]+)"[^>]*><span class="errorkb-badge[^"]*"[^>]*>'
+                        r'<span class="errorkb-visually-hidden">[^<]*</span>([^<]+)</span>', page)
     assert badges == [("../../by/source/server.html", "Server"), ("../../by/class/53.html", "53: insufficient resources"),
                       ("../../by/severity/fatal.html", "FATAL")]
     assert '<span class="errorkb-badge errorkb-badge-secondary' in page and ">psycopg</span>" in page  # a badge, no index page
@@ -116,4 +117,4 @@ def test_a_third_project_links_to_it_through_intersphinx(installed: Installed, d
     page = (notes / "_build/index.html").read_text(encoding="utf-8")
     links = re.findall(r'<a class="reference external" href="([^"]+)"', page)
     assert [Path(href).relative_to(dbkb / "_build/html").as_posix() for href in links] == [
-        "errors/server/too-many-connections.html", "errors/server/out-of-memory.html"]
+        "errors/server/too-many-connections.html#too-many-connections", "errors/server/out-of-memory.html#out-of-memory"]

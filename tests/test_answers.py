@@ -60,18 +60,31 @@ def test_the_block_shows_the_record_its_values_their_meaning_and_first_fixes(roo
 errorkb: train exited with status 1
 errorkb: demo-cuda-detail (DCD): Demo CUDA allocation failed, with the device's numbers
   matched: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; 3.49 GiB already allocated; 1.04 GiB free
-  requested = 1.71 GiB (1,836,098,519 bytes)
-  gpu = 0
-  capacity = 6.00 GiB (6,442,450,944 bytes)
-  used = 3.49 GiB (3,747,358,966 bytes)
-  free = 1.04 GiB (1,116,691,497 bytes)
+  Asked for: 1.71 GiB (1,836,098,519 bytes)
+  Gpu: 0
+  Device memory: 6.00 GiB (6,442,450,944 bytes)
+  Used: 3.49 GiB (3,747,358,966 bytes)
+  Free: 1.04 GiB (1,116,691,497 bytes)
+  This process holds 58% of the device's 6.00 GiB; 1.04 GiB is free
   Asked for 1.71 GiB with 1.04 GiB free, 686.08 MiB short: what is held fills the device (fix 2: Free what you no longer need)
   58% of the device is allocated: 3.49 GiB of 6.00 GiB (fix 1: Use a smaller batch)
-  fix 1: Use a smaller batch
   fix 2: Free what you no longer need
+  fix 1: Use a smaller batch
   more: errorkb explain demo-cuda-detail
   also matched: demo-cuda-generic
 """
+
+
+def test_the_block_puts_the_fix_the_values_rule_out_last(root: Path, monkeypatch):
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("ERRORKB_BASE_URL", "https://kb.example.org/")
+    paste = ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 GiB (GPU 0; 16.00 GiB total capacity; "
+             "1.00 GiB already allocated; 14.00 GiB free")
+    lines = Answers.load(root).block(paste).splitlines()
+    assert "  The one allocation is 1.25x the whole device" in lines
+    assert "  Only 1.00 GiB is allocated: a smaller batch cannot help (rules out fix 1: Use a smaller batch)" in lines
+    assert lines.index("  fix 2: Free what you no longer need") < lines.index(
+        "  fix 1: Use a smaller batch (ruled out by these values)")
 
 
 def test_with_a_base_url_the_block_and_the_lookup_give_the_page(root: Path, monkeypatch):

@@ -18,7 +18,7 @@ def test_record_page(app):
     assert "DemoErrorA: could not allocate 2.00 GiB on device 0" in text
     assert text.index("Use a smaller batch") < text.index("Free what you no longer need")
     assert '<meta name="description" content="The demo device could not allocate' in text
-    [link] = re.findall(r'<p class="errorkb-seen">Seen at <a [^>]*href="([^"]+)"[^>]*>([^<]+)</a></p>', text)
+    [link] = re.findall(r'<p class="errorkb-seen[^"]*">Seen at <a [^>]*href="([^"]+)"[^>]*>([^<]+)</a></p>', text)
     assert link == ("https://github.com/demo/demo/issues/12345678901234567890123456789012345678901234567890",
                     "github.com/demo/demo/issues/" + "1234567890" * 3 + "1…")  # cut to 60 characters
 

@@ -47,8 +47,9 @@ def test_an_exact_match_names_the_record_its_values_and_fixes(root: Path, capsys
     out = capsys.readouterr().out
     assert out.startswith("1. DCD: Demo CUDA allocation failed, with the device's numbers  [exact]")
     assert "errors/demo/demo-cuda-detail.html  (demo-cuda-detail)" in out
-    assert "requested = 1.71 GiB (1,836,098,519 bytes)" in out
-    assert "First fixes: " in out
+    assert "   Asked for: 1.71 GiB (1,836,098,519 bytes)\n" in out
+    assert "   This process holds 58% of the device's 6.00 GiB; 1.04 GiB is free\n" in out
+    assert "   fix 2: Free what you no longer need\n   fix 1: Use a smaller batch\n" in out  # as the values call for
 
 
 def test_json_output_lists_the_matches_best_first(root: Path, capsys):
@@ -70,7 +71,7 @@ def test_json_output_is_strict_whatever_the_numbers(capsys):
         raise AssertionError(f"{constant} is not JSON")
 
     used = json.loads(out, parse_constant=refuse)["matches"][0]["values"]["estimate"]
-    assert used == {"type": "float", "text": "1e999", "value": None}
+    assert used == {"type": "float", "text": "1e999", "value": None, "label": "Estimated peak"}
 
 
 def test_no_exact_match_lists_the_closest_and_exits_1(root: Path, capsys):

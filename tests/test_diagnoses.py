@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA, record_text
-from errorkb.core.diagnoses import (Diagnosis, DiagnosisError, Spec, applies, check, diagnose, format_size, of_record,
-                               parse_condition, parse_message, round_half_up)
+from errorkb.core.diagnoses import (DECIMAL_UNITS, LETTER_UNITS, SHOWN_DECIMAL_UNITS, SHOWN_UNITS, Diagnosis, DiagnosisError, Spec, applies, check, diagnose, format_size, of_record,
+                               parse_condition, parse_message, round_half_up, readings_of)
 from errorkb.core.lookup import UNIT_FACTORS
 from errorkb.core.records import RecordError, load_catalogue, load_record
 from errorkb.core.templates import compile_template
@@ -147,7 +147,7 @@ def test_a_diagnosis_applies_only_to_the_values_it_names():
     line = values(requested="750.00 MiB", gpu="0", capacity="14.57 GiB", free="426.75 MiB", pid="2493055",
                   other="12.02 GiB")
     assert diagnose([holds], line) == [{"message": "Process 2493055 holds 12.02 GiB of the GPU's 14.57 GiB", "fix": 1,
-                                        "fix_title": "Stop the other process"}]
+                                        "fix_title": "Stop the other process", "rules_out": False}]
     del line["other"], line["pid"]  # the optional part was not printed
     assert not applies(holds, line)
     absent = diagnosis("not has(other) and free < requested", "{requested - free} short, {free / capacity:%} free")
@@ -166,13 +166,13 @@ def test_rounding_is_half_up_on_the_exact_value():
 
 
 def test_the_browser_evaluates_as_python_does():
-    """Every diagnosis of every record, and made-up ones, on every example of its record and on
-    edge values: the same messages from errorkb-lookup-core.js."""
+    """Every diagnosis and reading of every record, and made-up ones, on every example of its record
+    and on edge values: the same messages, in the same units, from errorkb-lookup-core.js."""
     node = require("node", "nodejs")
     catalogue, _ = load_catalogue(ROOT / "errors", schema=SITE_SCHEMA, root=ROOT)
     cases = []
     for record in catalogue.records.values():
-        found = of_record(record)
+        found = of_record(record) + readings_of(record)
         for template in record.templates:
             for example in (e.text for m in record.messages for e in m.examples):
                 line = template.search(example)
@@ -188,14 +188,15 @@ def test_the_browser_evaluates_as_python_does():
                  values(requested="99999999999999999999 EiB", gpu="-7", capacity="3 KB", free="1.005 KiB")]:
         cases.append((made_up, line))
     expected = [diagnose(found, line) for found, line in cases]
-    job = {"index": {"units": {"shown": [list(u) for u in __import__("errorkb.core.diagnoses").core.diagnoses.SHOWN_UNITS],
-                               "factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern}},
+    units = {"shown": SHOWN_UNITS, "shownDecimal": SHOWN_DECIMAL_UNITS, "decimalUnits": DECIMAL_UNITS,
+             "letterUnits": LETTER_UNITS}
+    job = {"index": units,
            "cases": [[[d.as_json() for d in found], {k: {"type": v.type, "text": v.text, "number": v.number}
                                                        for k, v in line.items()}] for found, line in cases]}
     script = """
 const core = require(process.argv[1]);
 const job = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const index = {shown: job.index.units.shown};
+const index = job.index;
 process.stdout.write(JSON.stringify(job.cases.map(function (c) { return core.diagnose(index, c[0], c[1]); })));
 """
     done = subprocess.run([node, "-e", script, str(CORE)], input=json.dumps(job), capture_output=True, text=True, timeout=60)
@@ -226,11 +227,79 @@ def test_every_record_whose_messages_carry_sizes_has_a_diagnosis():
     assert missing == []
 
 
+EXPLAINED = record_text().replace("related: []", """related: []
+diagnoses:
+  - when: requested > 1 GiB
+    say: "{requested} asked for"
+    rules_out: Use a smaller batch
+  - when: requested > 2 GiB
+    say: "x"
+    fix: 1
+    rules_out: 2
+readings:
+  - say: "{requested:size} asked for"
+  - when: requested >
+    say: "x"
+  - say: "{spare}"
+  - when: requested > 1 GiB
+labels:
+  requested: Asked for
+  spare: Spare
+costs:
+  Use a smaller batch: free
+  Reboot: money
+  7: time""")
+
+
+def test_readings_labels_costs_and_ruled_out_fixes_are_checked_with_file_and_line(tmp_path: Path):
+    path = tmp_path / "errors" / "demo" / "demo-oom.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(EXPLAINED, encoding="utf-8")
+    with pytest.raises(RecordError) as info:
+        load_record(path, root=tmp_path, schema=DEMO_SCHEMA)
+    lines = EXPLAINED.splitlines()
+
+    def line_of(text: str) -> int:
+        return next(n for n, line in enumerate(lines, 1) if text in line)
+
+    found = {(p.line, p.message.split(":")[0]) for p in info.value.problems}
+    assert found == {
+        (line_of("    fix: 1"), "diagnoses[1].fix"),  # both a fix and one it rules out
+        (lines.index("  - when: requested >") + 1, "readings[1].when"),
+        (line_of('say: "{spare}"'), "readings[2].say"),
+        (len(lines) - lines[::-1].index("  - when: requested > 1 GiB"), "readings[3].say"),  # missing: its entry
+        (line_of("spare: Spare"), "labels.spare"),
+        (line_of("Reboot: money"), "costs.Reboot"),
+        (line_of("7: time"), "costs.7"),
+    }, info.value.problems
+
+
+def test_a_ruled_out_fix_goes_last_and_a_reading_needs_no_condition():
+    from errorkb.core.diagnoses import fixes_in_order, label_of, read, read_reading
+    out = check(Spec("free < 1 GiB", "only {free} free", 3, rules_out=True), [TORCH], FIXES)[0]
+    points = diagnosis("free < 1 GiB", "x", 2)
+    line = values(requested="750.00 MiB", gpu="0", capacity="14.57 GiB", free="426.75 MiB")
+    found = diagnose([out, points], line)
+    assert found[0] == {"message": "only 426.75 MiB free", "fix": 3, "fix_title": "Use a smaller batch", "rules_out": True}
+    ordered = fixes_in_order(FIXES, ["", "free", ""], found)
+    assert [(f["number"], f["diagnosed"], f["ruled_out"], f["anchor"]) for f in ordered] == [
+        (2, True, False, "fix-2"), (1, False, False, "fix-1"), (3, False, True, "fix-3")]
+    assert ordered[0]["cost"] == "free"
+    reading = check(read_reading({"say": "{free / capacity:%} of {capacity} free"})[0], [TORCH], None)[0]
+    assert read([reading], line) == ["3% of 14.57 GiB free"]
+    assert read([reading], values(requested="1 GiB", gpu="0")) == []  # the values it names are not there
+    assert (label_of("other2", {}), label_of("free_bytes", {}), label_of("free", {"free": "Free now"})) == (
+        "Other 2", "Free bytes", "Free now")
+
+
 @pytest.mark.parametrize(("when", "words"), [
-    ("other > capacity / 4", "other is more than capacity / 4"),
-    ("not has(pid) and (free + other) * 2 <= 1.5 GiB", "not the message gives pid and (free + other) × 2 is at most 1.50 GiB"),
-    ("requested / capacity >= 0.25 or -free != 0", "requested / capacity is at least 0.25 or -free differs from 0"),
+    ("other > capacity / 4", "held by it is more than a quarter of the GPU's memory"),
+    ("not has(pid) and (free + other) * 2 <= 1.5 GiB",
+     "not the message gives pid and (free plus held by it) times 2 is at most 1.50 GiB"),
+    ("requested / capacity >= 0.25 or -free != 0", "requested is at least 25% of the GPU's memory or minus free differs from 0"),
+    ("used / capacity > 2", "used is more than 2 times the GPU's memory"),
+    ("capacity - free - other < capacity / 7", "the GPU's memory minus free minus held by it is less than the GPU's memory divided by 7"),
 ])
 def test_the_record_page_says_each_condition_in_words(when, words):
     from errorkb.site.diagnoses_table import in_words
-    assert in_words(parse_condition(when)) == words
+    assert in_words(parse_condition(when), {"other": "Held by it", "capacity": "The GPU's memory"}) == words

@@ -89,7 +89,8 @@ def test_errors_in_general_index_and_inventory(app) -> None:
         item = objects[name]
         uri = item.uri if hasattr(item, "uri") else item[2]
         display = item.display_name if hasattr(item, "display_name") else item[3]
-        assert uri == "errors/demo/demo-b.html" and display == "DEMOB: Demo host ran out of pinned memory"
+        # At the record's summary, an anchor the page has (search results link to it too).
+        assert uri == "errors/demo/demo-b.html#demo-b" and display == "DEMOB: Demo host ran out of pinned memory"
 
 
 @basic
@@ -175,9 +176,11 @@ def test_generated_index_pages_and_badges(app) -> None:
     overview = dict(links(page(app, "by/index.html")))
     assert {"platform/gpu.html", "phase/load-time.html", "source/cuda.html"} <= set(overview)
     badges = dict(links(section(page(app, "errors/demo/demo-a.html").replace("</p>", "</ul>"), "errorkb-badges")))
-    assert badges == {"../../by/source/demo.html": "demo", "../../by/platform/gpu.html": "GPU",
-                      "../../by/framework/pytorch.html": "PyTorch", "../../by/phase/run-time.html": "Run time",
-                      "../../by/category/device-memory.html": "Device memory"}
+    # Each badge says what it is to screen readers (the field's label, visually hidden).
+    assert badges == {"../../by/source/demo.html": "Source: demo", "../../by/platform/gpu.html": "Platform: GPU",
+                      "../../by/framework/pytorch.html": "Framework: PyTorch",
+                      "../../by/phase/run-time.html": "Phase: Run time",
+                      "../../by/category/device-memory.html": "Category: Device memory"}
 
 
 @basic

@@ -144,5 +144,5 @@ def test_the_ipython_extension_adds_the_block_under_a_cells_error_in_a_real_kern
     assert "MemoryError" in error["ename"] and error["evalue"].startswith("Unable to allocate 8.00 TiB")
     block = next(m["content"]["text"] for m in outputs if m["msg_type"] == "stream")
     assert block.startswith("errorkb: python-memoryerror: ")
-    assert "requested = 8.00 TiB (8,796,093,022,208 bytes)" in block
+    assert "Requested: 8.00 TiB (8,796,093,022,208 bytes)" in block
     assert not [m for m in again if m["msg_type"] == "stream"]  # unloaded: no block any more

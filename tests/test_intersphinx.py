@@ -42,7 +42,9 @@ def test_second_project_links_to_errors_through_objects_inv(project: Project, tm
     found = re.findall(r'<a class="reference external" href="([^"]+)"[^>]*>(.*?)</a>', page, re.S)
     assert len(found) == 4
     for href, text in found:
-        assert Path(href) == project.out / "errors/demo/demo-oom.html" and Path(href).is_file()
+        path, _, anchor = href.partition("#")
+        assert Path(path) == project.out / "errors/demo/demo-oom.html" and Path(path).is_file()
+        assert anchor == "demo-oom" and 'id="demo-oom"' in Path(path).read_text(encoding="utf-8")
         assert re.sub(r"<[^>]+>", "", text) == "DEMO1: Demo device ran out of memory"
 
 

@@ -41,7 +41,8 @@ def test_exact_match_reports_typed_values(index):
     assert top.exact and top.record["id"] == "demo-cuda-detail"
     assert top.values["requested"] == Value("size", "1.71 GiB", round(1.71 * 1024**3))
     assert top.values["gpu"].number == 0
-    assert top.as_json()["values"]["free"] == {"type": "size", "text": "1.04 GiB", "bytes": round(1.04 * 1024**3)}
+    assert top.as_json()["values"]["free"] == {"type": "size", "text": "1.04 GiB", "bytes": round(1.04 * 1024**3),
+                                               "label": "Free"}
     assert top.as_json()["url"] == "errors/demo/demo-cuda-detail.html"
 
 
@@ -131,10 +132,12 @@ def test_an_exact_match_carries_the_diagnoses_its_values_meet(index):
     assert found.record["id"] == "demo-cuda-detail"
     assert found.as_json()["diagnoses"] == [
         {"message": "Asked for 1.71 GiB with 1.04 GiB free, 686.08 MiB short: what is held fills the device",
-         "fix": 2, "fix_title": "Free what you no longer need"},
-        {"message": "58% of the device is allocated: 3.49 GiB of 6.00 GiB", "fix": 1, "fix_title": "Use a smaller batch"}]
+         "fix": 2, "fix_title": "Free what you no longer need", "rules_out": False},
+        {"message": "58% of the device is allocated: 3.49 GiB of 6.00 GiB", "fix": 1, "fix_title": "Use a smaller batch",
+         "rules_out": False}]
     hbm = lookup(index, "Maximum peak HBM usage of 28.44GB exceeds HBM limit of 24.00GB for Trn2.").matches[0]
-    assert [d["message"] for d in hbm.diagnoses] == ["Needs 1.19x the memory of Trn2, 4.14 GiB over"]
+    # Printed in decimal units, so computed sizes are too: one unit system in one message.
+    assert [d["message"] for d in hbm.diagnoses] == ["Needs 1.19x the memory of Trn2, 4.44 GB over"]
     assert lookup(index, "Maximum peak HBM usage of 25GB exceeds HBM limit of 24GB for Trn2.").matches[0].diagnoses == []
     assert lookup(index, "CUDA memory trouble").matches[0].diagnoses == []  # closest: no values
 
@@ -378,7 +381,7 @@ def build_index_from(templates: dict[str, str | list[str]]) -> LookupIndex:
             self.path = f"errors/x/{id_}.md"
             self.templates = tuple(compile_template(t) for t in ([template] if isinstance(template, str) else template))
             self.messages = [type("M", (), {"examples": [], "summary_line": False})() for _ in self.templates]
-            self.fixes, self.diagnoses = (), []
+            self.fixes, self.costs, self.diagnoses, self.readings, self.labels = (), [], [], [], {}
 
     return build_index(Catalogue({k: FakeRecord(k, t) for k, t in templates.items()}))  # type: ignore[arg-type]
 

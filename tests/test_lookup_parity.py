@@ -1,6 +1,7 @@
 """The browser's lookup (static/errorkb-lookup-core.js, run here under node) gives the same answers as
 the Python engine, for the same index and the same pastes: every field of every result (record,
-exactness, score, values, matched lines, span in characters, text, diagnoses) and the notices."""
+exactness, score, values and their labels, matched lines, span in characters, text, readings, diagnoses,
+the fixes in order) and the notices."""
 
 from __future__ import annotations
 
@@ -79,6 +80,10 @@ EXTRA_PASTES = [
     "errors_impl.demo.DeviceOutOfMemoryError raised", "step 53300 loss 0.25\nsaved", "XCG8150", "prefix-NCC_DEMO1",
     "demo.DeviceOutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB",
     "XCG815 also said CUDA out of memory. Tried to allocate 2.00 MiB",
+    # Values that rule a fix out, readings, a decimal unit system
+    "RuntimeError: CUDA out of memory. Tried to allocate 20.00 GiB (GPU 0; 16.00 GiB total capacity; "
+    "1.00 GiB already allocated; 14.00 GiB free",
+    "Maximum peak HBM usage of 30.5GB exceeds HBM limit of 24GB for Trn2.",
     # Numbers out of range
     "Used 99999999999999999999 EiB, CUDA out of memory. Tried to allocate 1e999 GiB",
     *HINTS_AND_QUOTES,
@@ -134,7 +139,7 @@ def assert_same(python: list, js: list) -> None:
         for a, b in zip(py["matches"], nd["matches"]):
             assert b["score"] == pytest.approx(a["score"], abs=1e-3)
             assert set(b) == set(a) == {"id", "code", "title", "score", "exact", "also", "values", "url", "line", "lines", "span",
-                                        "text", "diagnoses"}
+                                        "text", "readings", "diagnoses", "fixes"}
             assert as_floats({k: v for k, v in b.items() if k != "score"}) == as_floats({k: v for k, v in a.items() if k != "score"})
         assert nd["notices"] == py["notices"]
         assert nd["kind"] == py["kind"]

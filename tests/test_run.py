@@ -63,7 +63,7 @@ def test_a_numpy_memoryerror_names_the_record_with_its_values_and_keeps_output_a
     assert block.startswith("errorkb: ")
     assert "exited with status 1\n" in block
     assert "errorkb: python-memoryerror: " in block
-    assert "requested = 8.00 GiB (8,589,934,592 bytes)" in block
+    assert "Requested: 8.00 GiB (8,589,934,592 bytes)" in block
     assert "  fix 1: " in block
 
 

@@ -57,7 +57,10 @@ if not any(isinstance(f, _MovedModules) for f in _sys.meta_path):
 def setup(app: Sphinx) -> dict[str, Any]:
     from pathlib import Path
 
+    from .site.accessibility import setup_accessibility
+    from .site.badges import setup_badges
     from .site.catalogue import setup_catalogue
+    from .site.contribute import setup_contribute
     from .site.config import setup_config
     from .site.containment import setup_containment
     from .site.coverage import setup_coverage
@@ -84,7 +87,10 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_outputs(app)
     setup_reference(app)
     setup_search(app)
+    setup_contribute(app)
     setup_examples(app)
+    setup_accessibility(app)
+    setup_badges(app)
     here = Path(__file__).parent / "site"
     app.connect("config-inited", lambda app, config: config.html_static_path.append(str(here / "static")))
     app.connect("config-inited", lambda app, config: config.templates_path.append(str(here / "layouts")))

@@ -54,6 +54,21 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return project.out
 
 
+#: The widths the site is checked at: a laptop's and a phone's screen.
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def phone(browser) -> Iterator[object]:
+    """A page on a phone's screen, touch and all."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=3)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -90,6 +105,12 @@ def serve(folder: Path, handler_class: type[http.server.SimpleHTTPRequestHandler
 @pytest.fixture(scope="session")
 def base_url(demo_site: Path) -> Iterator[str]:
     yield from serve(demo_site, _RecordingHandler)
+
+
+@pytest.fixture(scope="session")
+def real_url(site: Path) -> Iterator[str]:
+    """The real site (``site`` of tests/conftest.py), served."""
+    yield from serve(site, _QuietHandler)
 
 
 @pytest.fixture(scope="session")
@@ -143,7 +164,7 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture
 def page(browser) -> Iterator[object]:
-    context = browser.new_context()
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(20_000)
     yield page

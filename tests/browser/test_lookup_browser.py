@@ -41,11 +41,19 @@ def test_paste_on_the_landing_page_finds_and_follows_the_error(page, base_url):
     assert first.get_attribute("data-exact") == "true"
     assert first.locator("mark").inner_text().startswith("CUDA out of memory. Tried to allocate 1.71 GiB")
     assert "Line 2 of your paste" in first.inner_text()
-    assert "1.71 GiB" in first.locator(".errorkb-result-values").inner_text()
+    values = first.locator(".errorkb-result-values")  # folded, the values labelled in words
+    assert "Asked for1.71 GiB" in values.text_content() and "Device memory6.00 GiB" in values.text_content()
+    assert first.locator(".errorkb-result-reading").first.inner_text() == (
+        "This process holds 58% of the device's 6.00 GiB; 1.04 GiB is free")
     diagnosis = first.locator(".errorkb-result-diagnosis").first
     assert diagnosis.inner_text().startswith("Asked for 1.71 GiB with 1.04 GiB free, 686.08 MiB short")
     assert diagnosis.locator("a").inner_text() == "Fix 2: Free what you no longer need"
-    assert first.locator(".errorkb-result-fixes li").first.inner_text() == "Use a smaller batch"
+    assert diagnosis.locator("a").get_attribute("href").endswith("errors/demo/demo-cuda-detail.html#fix-2")
+    # The fixes as the numbers call for them: the diagnosed ones first, each a link to its own section.
+    fixes = first.locator(".errorkb-result-fixes a")
+    assert [fixes.nth(i).inner_text() for i in range(fixes.count())] == [
+        "Free what you no longer need", "Use a smaller batch"]
+    assert fixes.first.get_attribute("href").endswith("#fix-2")
     assert page.locator("#errorkb-lookup-missing").is_hidden()
     first.locator("a.errorkb-result-title").click()
     page.wait_for_url("**/errors/demo/demo-cuda-detail.html")
@@ -75,7 +83,7 @@ def test_an_old_query_link_still_works_and_moves_to_the_fragment(page, base_url)
     first = first_result(page)
     assert first.get_attribute("data-id") == "demo-hbm-limit"
     assert "Line 1-2 of your paste" in first.inner_text()
-    assert "Needs 1.19x the memory of Trn2, 4.14 GiB over" in first.inner_text()
+    assert "Needs 1.19x the memory of Trn2, 4.44 GB over" in first.inner_text()
     assert page.input_value("#errorkb-lookup-q") == paste
     assert urlparse(page.url).query == "" and fragment_paste(page.url) == paste
 
@@ -187,3 +195,51 @@ def test_a_miss_says_what_kind_of_error_it_looks_like_and_links_its_page(page, b
     search_in_page(page, DETAIL)
     page.wait_for_function("() => !document.getElementById('errorkb-lookup-results').dataset.kind")
     assert page.locator("#errorkb-lookup-triage").is_hidden()
+
+
+def test_a_fix_the_numbers_rule_out_is_marked_and_listed_last(page, base_url):
+    page.goto(base_url + "lookup.html")
+    search_in_page(page, "RuntimeError: CUDA out of memory. Tried to allocate 20.00 GiB (GPU 0; 16.00 GiB total "
+                         "capacity; 1.00 GiB already allocated; 14.00 GiB free")
+    first = first_result(page)
+    assert [a.inner_text() for a in first.locator(".errorkb-result-fixes a").all()] == ["Free what you no longer need"]
+    ruled_out = first.locator(".errorkb-result-ruled-out")
+    assert ruled_out.inner_text() == "Ruled out by your numbers: 1. Use a smaller batch"
+    assert ruled_out.locator("a").get_attribute("href").endswith("#fix-1")
+    assert "The one allocation is 1.25x the whole device" in first.locator(".errorkb-result-diagnoses").inner_text()
+
+
+def test_the_back_button_finds_the_paste_still_in_the_landing_page_s_box(page, base_url):
+    page.goto(base_url + "index.html")
+    page.fill("#errorkb-paste-q", DETAIL)
+    page.click(".errorkb-paste button")
+    first_result(page)
+    page.go_back()
+    page.wait_for_url("**/index.html")
+    assert page.input_value("#errorkb-paste-q") == DETAIL
+
+
+def test_the_site_search_answers_an_error_message_with_the_lookup(page, base_url):
+    page.goto(base_url + "search.html?q=" + quote("CUDA out of memory. Tried to allocate 2.00 MiB"))
+    answer = page.locator(".errorkb-search-answer")
+    answer.wait_for()
+    record = answer.locator("a.errorkb-search-answer-record").first
+    assert record.inner_text() == "Demo CUDA allocation failed"
+    assert record.get_attribute("href").endswith("errors/demo/demo-cuda-generic.html")
+    assert "first fix: Use a smaller batch" in answer.inner_text()
+    page.goto(base_url + "search.html?q=batch")  # words, not an error message: the search alone
+    page.wait_for_selector("#search-results .search-summary")
+    assert page.locator(".errorkb-search-answer").count() == 0
+
+
+def test_the_404_page_s_links_find_the_site_under_a_path_the_build_did_not_know(page, demo_site):
+    from browser_site import _QuietHandler, serve
+
+    for parent in serve(demo_site.parent, _QuietHandler):  # the site at /<folder>/, built for /
+        page.goto(parent + demo_site.name + "/404.html")
+        home = page.locator("a.errorkb-404-link").first
+        page.wait_for_function("() => document.querySelector('a.errorkb-404-link').getAttribute('href') !== '/index.html'")
+        assert home.get_attribute("href") == f"/{demo_site.name}/index.html"
+        home.click()
+        page.wait_for_url(f"**/{demo_site.name}/index.html")
+        break

@@ -1,12 +1,16 @@
 """Diagnoses: what the values of a message mean, declared by the record that knows.
 
 A record's front matter may hold ``diagnoses``: each a condition over the values its templates
-capture, a short message, and the fix it points to::
+capture, a short message, and the fix it points to (``fix``) or rules out (``rules_out``)::
 
     diagnoses:
       - when: other > capacity / 4
         say: "Process {pid} holds {other} of the GPU's {capacity}: stop it or use another GPU"
         fix: Stop the other processes on the GPU
+
+``readings`` are sentences that say what the values are whatever they are (shares of the
+capacity, who holds the memory): a message, and an optional condition.  ``labels`` give the
+values' names in words (:func:`label_of` makes one from the name where a record gives none).
 
 The condition is an expression of a small language, parsed here to a tree that the lookup
 index ships as data, and that :func:`evaluate` and ``static/errorkb-lookup-core.js`` evaluate alike:
@@ -23,8 +27,11 @@ A condition is tried only on a match that holds every value it names outside ``h
 holds when it evaluates to true; dividing by zero makes it false.  In the message,
 ``{name}`` is the value as the line printed it and ``{expression}`` the result, a size as a
 size (``12.02 GiB``), a number with at most two decimals; ``{expression:%}`` a percentage.
-``{expression:size}`` a number of bytes as a size.  ``{{`` and ``}}`` are braces.  ``fix`` is the title of one of the record's ``###`` fixes, or
-its number.
+``{expression:size}`` a number of bytes as a size.  ``{{`` and ``}}`` are braces.  The sizes of one
+message are in one unit system: decimal (``GB``) when a size it names was printed so, binary
+(``GiB``) otherwise, and a size printed with a one-letter binary unit (XLA's ``49.34G``) is shown
+with the unit spelt out.  ``fix`` is the title of one of the record's ``###`` fixes, or its
+number.
 
 :func:`check` refuses, with the field and the column, a condition or message that cannot be
 parsed, that names a value no template of the record captures, that mixes types (a size
@@ -54,6 +61,12 @@ MAX_NUMBER = 2**53
 #: Units that a size in a condition may have, and those sizes are shown in (largest first).
 SIZE_UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "KB", "MB", "GB", "TB", "PB", "B")
 SHOWN_UNITS = (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
+SHOWN_DECIMAL_UNITS = (("TB", 1000**4), ("GB", 1000**3), ("MB", 1000**2), ("KB", 1000))
+#: Units of printed sizes that make a message's sizes decimal, and one-letter binary units.
+DECIMAL_UNITS = ("kb", "mb", "gb", "tb", "pb", "eb")
+LETTER_UNITS = ("k", "m", "g", "t", "p", "e")
+#: Longest label of a value, in characters.
+MAX_LABEL = 60
 #: What a placeholder type is to the language: sizes, numbers, or text (only named, never computed on).
 KINDS = {"size": "size", "int": "number", "float": "number", "status": "number"}
 
@@ -73,51 +86,82 @@ class DiagnosisError(PositionedError):
 
 @dataclasses.dataclass(frozen=True)
 class Spec:
-    """A diagnosis as written in the front matter."""
+    """A diagnosis as written in the front matter; a reading has no fix and may have no condition."""
 
     when: str
     say: str
-    fix: str | int
+    fix: str | int = 0
+    rules_out: bool = False  # the values rule the fix out, rather than point to it
+
+
+def _texts(raw: dict[str, Any], keys: tuple[str, ...], required: tuple[str, ...]) -> list[tuple[str, str]]:
+    problems = []
+    for key in keys:
+        value = raw.get(key)
+        if key not in raw and key not in required:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            problems.append((key, f"'{key}' must be a non-empty string" if key in raw else f"missing '{key}'"))
+        elif len(value) > MAX_TEXT:
+            problems.append((key, f"longer than {MAX_TEXT} characters"))
+    return problems
 
 
 def read_spec(raw: Any) -> tuple[Spec | None, list[tuple[str, str]]]:
     """A front matter entry as a :class:`Spec`, or its problems as (field, message)."""
     if not isinstance(raw, dict):
-        return None, [("", "a diagnosis is a mapping with 'when', 'say' and 'fix'")]
-    problems = [(str(key), f"unknown field {key!r} (a diagnosis has 'when', 'say' and 'fix')")
-                for key in raw if key not in ("when", "say", "fix")]
-    for key in ("when", "say"):
-        value = raw.get(key)
-        if not isinstance(value, str) or not value.strip():
-            problems.append((key, f"'{key}' must be a non-empty string" if key in raw else f"missing '{key}'"))
-        elif len(value) > MAX_TEXT:
-            problems.append((key, f"longer than {MAX_TEXT} characters"))
-    fix = raw.get("fix")
-    if isinstance(fix, bool) or not isinstance(fix, (str, int)):
-        problems.append(("fix", "'fix' must be a fix's title or number" if "fix" in raw else "missing 'fix'"))
+        return None, [("", "a diagnosis is a mapping with 'when', 'say' and 'fix' (or 'rules_out')")]
+    problems = [(str(key), f"unknown field {key!r} (a diagnosis has 'when', 'say' and 'fix' or 'rules_out')")
+                for key in raw if key not in ("when", "say", "fix", "rules_out")]
+    problems += _texts(raw, ("when", "say"), ("when", "say"))
+    given = [key for key in ("fix", "rules_out") if key in raw]
+    if len(given) != 1:
+        problems.append(("fix", "give the fix it points to ('fix') or the fix it rules out ('rules_out'), one of them"
+                         if given else "missing 'fix' (or 'rules_out')"))
+    else:
+        fix = raw[given[0]]
+        if isinstance(fix, bool) or not isinstance(fix, (str, int)):
+            problems.append((given[0], f"'{given[0]}' must be a fix's title or number"))
     if problems:
         return None, problems
-    return Spec(raw["when"].strip(), raw["say"].strip(), fix.strip() if isinstance(fix, str) else fix), []
+    fix = raw[given[0]]
+    return Spec(raw["when"].strip(), raw["say"].strip(), fix.strip() if isinstance(fix, str) else fix,
+                given[0] == "rules_out"), []
+
+
+def read_reading(raw: Any) -> tuple[Spec | None, list[tuple[str, str]]]:
+    """A ``readings`` entry (``say`` and an optional ``when``) as a :class:`Spec`, or its problems."""
+    if not isinstance(raw, dict):
+        return None, [("", "a reading is a mapping with 'say' and, optionally, 'when'")]
+    problems = [(str(key), f"unknown field {key!r} (a reading has 'say' and, optionally, 'when')")
+                for key in raw if key not in ("when", "say")]
+    problems += _texts(raw, ("when", "say"), ("say",))
+    if problems:
+        return None, problems
+    return Spec(raw.get("when", "").strip(), raw["say"].strip()), []
 
 
 @dataclasses.dataclass(frozen=True)
 class Diagnosis:
-    """A checked diagnosis: its condition's tree, its message's parts and the fix (1-based)."""
+    """A checked diagnosis: its condition's tree, its message's parts and the fix (1-based) it
+    points to or rules out.  A reading is one without a fix (0), its condition ``None`` where it
+    has none."""
 
     when: str  # as written, for the record's page
-    condition: list[Any]
+    condition: list[Any] | None
     message: list[Any]  # literal strings and [tree, format] parts
-    fix: int
-    fix_title: str
+    fix: int = 0
+    fix_title: str = ""
+    rules_out: bool = False
 
     def as_json(self) -> list[Any]:
-        """The compact form the lookup index ships: ``[condition, message, fix, fix title]``."""
-        return [self.condition, self.message, self.fix, self.fix_title]
+        """The compact form the lookup index ships: ``[condition, message, fix, fix title, rules out]``."""
+        return [self.condition, self.message, self.fix, self.fix_title, self.rules_out]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> "Diagnosis":
-        condition, message, fix, fix_title = data
-        return cls("", condition, message, fix, fix_title)
+        condition, message, fix, fix_title, rules_out = data
+        return cls("", condition, message, fix, fix_title, rules_out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -362,35 +406,46 @@ def kinds_of(template: Template) -> dict[str, str]:
     return {p.name: KINDS.get(p.type, "text") for p in template.placeholders}
 
 
-def check(spec: Spec, templates: list[Template], fixes: list[str]) -> tuple[Diagnosis | None, list[tuple[str, str]]]:
-    """Parse and check one diagnosis against the record's templates and fix titles.
+def check(spec: Spec, templates: list[Template], fixes: list[str] | None) -> tuple[Diagnosis | None, list[tuple[str, str]]]:
+    """Parse and check one diagnosis (``fixes``: the record's fix titles) or reading (``fixes``
+    None) against the record's templates.
 
     Returns the diagnosis (None when it cannot be used) and its problems as (field, message)."""
     problems: list[tuple[str, str]] = []
     condition = message = None
-    try:
-        condition = parse_condition(spec.when)
-    except DiagnosisError as exc:
-        problems.append(("when", f"{exc} (at character {exc.column})"))
+    if spec.when or fixes is not None:
+        try:
+            condition = parse_condition(spec.when)
+        except DiagnosisError as exc:
+            problems.append(("when", f"{exc} (at character {exc.column})"))
     try:
         message = parse_message(spec.say)
     except DiagnosisError as exc:
         problems.append(("say", f"{exc} (at character {exc.column})"))
-    fix = _fix_number(spec.fix, fixes)
+    fix = fix_number(spec.fix, fixes) if fixes is not None else 0
     if fix is None:
-        problems.append(("fix", f"no fix {spec.fix!r}: give the title of one of the record's '###' fixes "
-                                f"({', '.join(map(repr, fixes))}) or its number, 1 to {len(fixes)}"))
+        problems.append(("rules_out" if spec.rules_out else "fix", missing_fix(spec.fix, fixes or [])))
     if condition is not None:
         problems += [("when", p) for p in _type_problems(condition, None, templates)]
-    if message is not None and condition is not None:
+    if message is not None:
         for tree, _ in (part for part in message if isinstance(part, list)):
             problems += [("say", p) for p in _type_problems(tree, condition, templates, in_message=True)]
-    if problems or condition is None or message is None or fix is None:
+    if problems or message is None or fix is None or (condition is None and spec.when):
         return None, problems
-    return Diagnosis(spec.when, condition, message, fix, fixes[fix - 1]), []
+    title = fixes[fix - 1] if fixes else ""
+    return Diagnosis(spec.when, condition, message, fix, title, spec.rules_out), []
 
 
-def _fix_number(fix: str | int, titles: list[str]) -> int | None:
+def missing_fix(fix: str | int, titles: list[str]) -> str:
+    """Why ``fix`` names no fix of a record whose fixes are ``titles``."""
+    return (f"no fix {fix!r}: give the title of one of the record's '###' fixes "
+            f"({', '.join(map(repr, titles))}) or its number, 1 to {len(titles)}")
+
+
+def fix_number(fix: str | int, titles: list[str]) -> int | None:
+    """The 1-based number of the fix a record names by its title or number; None if none."""
+    if isinstance(fix, bool):
+        return None
     if isinstance(fix, int):
         return fix if 1 <= fix <= len(titles) else None
     return titles.index(fix) + 1 if fix in titles else None
@@ -432,11 +487,13 @@ class _Undefined(Exception):
 
 
 def applies(diagnosis: Diagnosis, values: dict[str, Value]) -> bool:
-    """Whether the diagnosis holds for the values of a match."""
-    if any(name not in values for name in names_in(diagnosis.condition)):
+    """Whether the diagnosis (or reading) holds for the values of a match."""
+    if diagnosis.condition is not None and any(name not in values for name in names_in(diagnosis.condition)):
         return False
     if any(name not in values for part in diagnosis.message if isinstance(part, list) for name in names_in(part[0])):
         return False
+    if diagnosis.condition is None:
+        return True
     try:
         return evaluate(diagnosis.condition, values) is True
     except _Undefined:
@@ -478,14 +535,17 @@ def evaluate(tree: list[Any], values: dict[str, Value]) -> Any:
 
 
 def say(diagnosis: Diagnosis, values: dict[str, Value]) -> str:
-    """The message, its values filled in."""
+    """The message, its values filled in, its sizes in one unit system (see the module's docstring)."""
+    decimal = any(values[name].type == "size" and _unit(values[name].text) in DECIMAL_UNITS
+                  for part in diagnosis.message if isinstance(part, list) for name in names_in(part[0]))
     out = []
     for part in diagnosis.message:
         if isinstance(part, str):
             out.append(part)
             continue
         tree, form = part
-        if tree[0] == "val" and not form:
+        if tree[0] == "val" and not form and not (values[tree[1]].type == "size"
+                                                   and _unit(values[tree[1]].text) in LETTER_UNITS):
             out.append(values[tree[1]].text)
             continue
         try:
@@ -497,15 +557,53 @@ def say(diagnosis: Diagnosis, values: dict[str, Value]) -> str:
         if form == "%":
             out.append(round_half_up(x * 100, 0) + "%")
         elif form == "size" or kind_of(tree, kinds) == "size":
-            out.append(format_size(x))
+            out.append(format_size(x, decimal))
         else:
             out.append(format_number(x))
     return "".join(out)
 
 
+def _unit(text: str) -> str:
+    """The unit of a size as printed, lower case (``49.34G`` -> ``g``)."""
+    return text.strip().lstrip("0123456789.,").strip().lower()
+
+
 def diagnose(diagnoses: list[Diagnosis], values: dict[str, Value]) -> list[dict[str, Any]]:
-    """The diagnoses that hold, as results give them: ``{"message", "fix", "fix_title"}``."""
-    return [{"message": say(d, values), "fix": d.fix, "fix_title": d.fix_title} for d in diagnoses if applies(d, values)]
+    """The diagnoses that hold, as results give them: ``{"message", "fix", "fix_title", "rules_out"}``."""
+    return [{"message": say(d, values), "fix": d.fix, "fix_title": d.fix_title, "rules_out": d.rules_out}
+            for d in diagnoses if applies(d, values)]
+
+
+def read(readings: list[Diagnosis], values: dict[str, Value]) -> list[str]:
+    """The sentences of the readings that hold for the values."""
+    return [say(r, values) for r in readings if applies(r, values)]
+
+
+def fixes_in_order(titles: list[str], costs: list[str], found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A record's fixes in the order the values call for: those a diagnosis points to (in the
+    diagnoses' order), the others in the record's, and last those the values rule out.  Each
+    ``{"number", "title", "cost", "anchor", "diagnosed", "ruled_out"}``; ``anchor`` is the fix's
+    id on the record's page."""
+    pointed = [d["fix"] for d in found if not d["rules_out"]]
+    ruled_out = {d["fix"] for d in found if d["rules_out"]} - set(pointed)
+    numbers = list(dict.fromkeys([*pointed, *range(1, len(titles) + 1)]))
+    numbers.sort(key=lambda n: n in ruled_out)
+    return [{"number": n, "title": titles[n - 1], "cost": costs[n - 1], "anchor": fix_anchor(n),
+             "diagnosed": n in pointed, "ruled_out": n in ruled_out} for n in numbers]
+
+
+def fix_anchor(number: int) -> str:
+    """The id of a record page's fix ``number``, whatever its title."""
+    return f"fix-{number}"
+
+
+def label_of(name: str, labels: dict[str, str]) -> str:
+    """A value's name in words: the record's label, else the name made readable
+    (``other2`` -> ``Other 2``, ``free_bytes`` -> ``Free bytes``)."""
+    if name in labels:
+        return labels[name]
+    words = re.sub(r"(?<=[A-Za-z])(?=[0-9])", " ", name).replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
 
 
 def round_half_up(x: float, digits: int) -> str:
@@ -518,9 +616,10 @@ def round_half_up(x: float, digits: int) -> str:
     return str(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
 
 
-def format_size(n: float) -> str:
-    """A number of bytes in the largest binary unit it reaches: ``12.02 GiB``, ``512 bytes``."""
-    for unit, factor in SHOWN_UNITS:
+def format_size(n: float, decimal: bool = False) -> str:
+    """A number of bytes in the largest binary (or ``decimal``) unit it reaches: ``12.02 GiB``,
+    ``512 bytes``."""
+    for unit, factor in SHOWN_DECIMAL_UNITS if decimal else SHOWN_UNITS:
         if abs(n) >= factor:
             return f"{round_half_up(n / factor, 2)} {unit}"
     return f"{round_half_up(n, 0)} bytes"
@@ -537,23 +636,48 @@ def format_number(x: float) -> str:
 
 def of_record(record: Any) -> list[Diagnosis]:
     """A loaded record's diagnoses (checked when it was loaded)."""
-    templates = list(record.templates)
-    titles = [f.title for f in record.fixes]
+    return _checked(record.diagnoses, read_spec, record, [f.title for f in record.fixes])
+
+
+def readings_of(record: Any) -> list[Diagnosis]:
+    """A loaded record's readings (checked when it was loaded)."""
+    return _checked(record.readings, read_reading, record, None)
+
+
+def _checked(raw: list[Any], reader: Callable[[Any], tuple[Spec | None, Any]], record: Any,
+             fixes: list[str] | None) -> list[Diagnosis]:
     out = []
-    for raw in record.diagnoses:
-        spec, _ = read_spec(raw)
-        diagnosis = check(spec, templates, titles)[0] if spec is not None else None
+    for entry in raw:
+        spec, _ = reader(entry)
+        diagnosis = check(spec, list(record.templates), fixes)[0] if spec is not None else None
         if diagnosis is not None:
             out.append(diagnosis)
     return out
 
 
-def problems_of(raw: list[Any], templates: list[Template], fixes: list[str]) -> list[tuple[str, str]]:
-    """Every problem of a record's ``diagnoses`` field as (field path, message)."""
+def problems_of(raw: list[Any], templates: list[Template], fixes: list[str], field: str = "diagnoses"
+                ) -> list[tuple[str, str]]:
+    """Every problem of a record's ``diagnoses`` (or, with ``field="readings"``, ``readings``)
+    field as (field path, message)."""
+    reader = read_reading if field == "readings" else read_spec
     problems = []
     for i, entry in enumerate(raw):
-        spec, found = read_spec(entry)
+        spec, found = reader(entry)
         if spec is not None:
-            found = check(spec, templates, fixes)[1]
-        problems += [(f"diagnoses[{i}].{field}" if field else f"diagnoses[{i}]", message) for field, message in found]
+            found = check(spec, templates, None if field == "readings" else fixes)[1]
+        problems += [(f"{field}[{i}].{key}" if key else f"{field}[{i}]", message) for key, message in found]
+    return problems
+
+
+def label_problems(labels: dict[str, Any], templates: list[Template]) -> list[tuple[str, str]]:
+    """Every problem of a record's ``labels`` as (field path, message): each names a value that
+    a template captures, in words."""
+    captured = sorted({p.name for t in templates for p in t.placeholders})
+    problems = []
+    for name, label in labels.items():
+        if name not in captured:
+            problems.append((f"labels.{name}", f"no template of this record captures {name!r} "
+                                               f"(captured: {', '.join(captured) or 'none'})"))
+        if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL:
+            problems.append((f"labels.{name}", f"a label is the value's name in words, 1 to {MAX_LABEL} characters"))
     return problems

@@ -37,8 +37,9 @@ reads.  ``lookup`` runs one paste:
    template's match before its name and the last occurrence among equals.  When nothing
    matches exactly, records are ranked by BM25 over their literal words, titles, codes, ids
    and examples and labelled closest, not exact.
-6. An exact match by a template carries the values it read, and the record's diagnoses that
-   those values meet (``diagnoses.py``).
+6. An exact match by a template carries the values it read (each with its label in words), the
+   record's readings and diagnoses that those values meet, and the record's fixes in the order
+   they call for: diagnosed first, ruled out last (``diagnoses.py``).
 
 Nothing here imports Sphinx.
 """
@@ -89,6 +90,12 @@ if TYPE_CHECKING:
         def fixes(self) -> tuple[Any, ...]: ...
         @property
         def diagnoses(self) -> list[dict[str, Any]]: ...
+        @property
+        def readings(self) -> list[dict[str, Any]]: ...
+        @property
+        def labels(self) -> dict[str, str]: ...
+        @property
+        def costs(self) -> list[str]: ...
         def values(self, name: str) -> list[str]: ...
 
     class Catalogue(Protocol):
@@ -312,7 +319,7 @@ class Triage:
 
 @dataclasses.dataclass
 class LookupIndex:
-    records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases, diagnoses
+    records: list[dict[str, Any]]  # id, code, title, url, fixes, costs, aliases, labels, readings, diagnoses
     entries: list[Entry]  # in the order of their records
     terms: list[dict[str, int]]  # per record: its BM25 terms beyond those of id, code, title and entries
     report: str | None = None  # the issue form for errors not in the catalogue, if any
@@ -374,33 +381,37 @@ class LookupIndex:
         """The index as shipped to the browser; ``from_json`` reads it back.
 
         One array per record: ``[id, code, title, url, fixes, terms, templates, aliases,
-        diagnoses]``.  Each template is ``[pieces, placeholders, specificity, key, run,
-        examples]``: the fields of an :class:`Entry`; the browser runs the pieces joined, as
-        they are.  The record's BM25 document is the terms of its id, code, title,
-        aliases, examples and templates' literal text: ``terms`` is what it holds beyond those
-        of its id, code and title and of each template's literal text (every second piece),
+        diagnoses, costs, labels, readings]``.  Each template is ``[pieces, placeholders,
+        specificity, key, run, examples]``: the fields of an :class:`Entry`; the browser runs the
+        pieces joined, as they are.  The record's BM25 document is the terms of its id, code,
+        title, aliases, examples and templates' literal text: ``terms`` is what it holds beyond
+        those of its id, code and title and of each template's literal text (every second piece),
         counted once for the template and once for each of its message's examples
         (which repeat it): each term once, followed by ``*N`` when it counts N times, N not 1
-        (negative where an example glues a literal's word to a value).  Each diagnosis is
-        ``Diagnosis.as_json``.  ``text`` gives the character ranges, expressions and quotation
-        marks that clean a paste and weigh its lines, ``notices`` what a result says about the
-        paste, ``kinds`` the kinds of error a paste without an exact match is told apart as
-        (name, title, URL, cues, records), ``units`` the factors of sizes' units and the units
-        sizes are shown in, ``limits``, ``bm25`` and ``rank`` (``BEST``, ``ORDER``,
-        ``FULLEST``) the rules above, ``phrases`` the pattern of each code, id or alias of
-        several words (``HTTP 413``), ``summaries`` the templates (by their place in the
-        records' order) of the messages marked ``summary_line``, ``report`` the issue form for an error that is not in the
-        catalogue (or null).
+        (negative where an example glues a literal's word to a value).  Each diagnosis and
+        reading is ``Diagnosis.as_json``; ``fixes`` are every fix's title, ``costs`` what each
+        costs, ``labels`` the values' names in words.  ``text`` gives the character ranges,
+        expressions and quotation marks that clean a paste and weigh its lines, ``notices`` what
+        a result says about the paste, ``kinds`` the kinds of error a paste without an exact
+        match is told apart as (name, title, URL, cues, records), ``units`` the factors of sizes'
+        units and the units sizes are shown in (binary and decimal), ``limits``, ``bm25`` and
+        ``rank`` (``BEST``, ``ORDER``, ``FULLEST``) the rules above, ``phrases`` the pattern of
+        each code, id or alias of several words (``HTTP 413``), ``summaries`` the templates (by
+        their place in the records' order) of the messages marked ``summary_line``, ``report``
+        the issue form for an error that is not in the catalogue (or null).
         """
         rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], _compact(found), [], rec["aliases"],
-                 [d.as_json() for d in rec["diagnoses"]]]
+                 [d.as_json() for d in rec["diagnoses"]], rec["costs"], rec["labels"],
+                 [r.as_json() for r in rec["readings"]]]
                 for rec, found in zip(self.records, self.terms)]
         for e in self.entries:
             rows[e.record][6].append([list(e.pieces), e.placeholders, e.specificity, e.key, e.run, e.examples])
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
         kinds = [[k.name, k.title, k.url, k.pattern, sorted(k.records)] for k in self.kinds]
         return {"version": INDEX_VERSION, "text": text, "notices": NOTICES, "kinds": kinds,
-                "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
+                "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS,
+                          "shown_decimal": diagnoses.SHOWN_DECIMAL_UNITS, "decimal": diagnoses.DECIMAL_UNITS,
+                          "letters": diagnoses.LETTER_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "rank": {"best": BEST, "order": ORDER, "fullest": FULLEST},
                 "phrases": [[text, phrase_pattern(text)] for text in self.phrases],
@@ -414,9 +425,12 @@ class LookupIndex:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
         records, entries, counts = [], [], []
         with gc_paused():
-            for r, (id_, code, title, url, fixes, found, templates, aliases, made) in enumerate(data["records"]):
-                records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
-                                "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in made]})
+            for r, (id_, code, title, url, fixes, found, templates, aliases, made, costs, labels,
+                    readings) in enumerate(data["records"]):
+                records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes, "costs": costs,
+                                "aliases": aliases, "labels": labels,
+                                "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in made],
+                                "readings": [diagnoses.Diagnosis.from_json(d) for d in readings]})
                 counts.append(_counted(found))
                 entries += [Entry(pieces, key, run, specificity, placeholders, examples, r)
                             for pieces, placeholders, specificity, key, run, examples in templates]
@@ -431,7 +445,7 @@ def record_url(record: Record) -> str:
     return re.sub(r"\.md$", ".html", record.path)
 
 
-def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes: int = 3,
+def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None,
                 report: str | None = None, kinds: Sequence[Kind] = (), kind_urls: dict[str, str] | None = None
                 ) -> LookupIndex:
     """Index every template and record of ``catalogue``; ``urls`` maps ids to page URLs,
@@ -444,8 +458,9 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
-                        "fixes": [f.title for f in record.fixes[:fixes]], "aliases": [*record.codes[1:], *record.aliases],
-                        "diagnoses": diagnoses.of_record(record)})
+                        "fixes": [f.title for f in record.fixes], "costs": record.costs,
+                        "aliases": [*record.codes[1:], *record.aliases], "labels": dict(record.labels),
+                        "diagnoses": diagnoses.of_record(record), "readings": diagnoses.readings_of(record)})
         for message, template in zip(record.messages, record.templates):
             pending.append((r, template, len(message.examples), message.summary_line, whole_words(template)))
         texts.append([*record.aliases, *(e.text for message in record.messages for e in message.examples),
@@ -553,20 +568,34 @@ class Match:
     template: str = ""  # the code, id or alias, or the template (in an index built from records), that matched
     also: bool = False  # a template matched, but a more specific record's matched the same lines
 
-    @property
+    @functools.cached_property
     def diagnoses(self) -> list[dict[str, Any]]:
         """What the record says the values mean: its diagnoses that hold (see ``diagnoses.py``)."""
         return diagnoses.diagnose(self.record["diagnoses"], self.values)
+
+    @property
+    def readings(self) -> list[str]:
+        """What the values are, in the record's sentences."""
+        return diagnoses.read(self.record["readings"], self.values)
+
+    @property
+    def fixes(self) -> list[dict[str, Any]]:
+        """The record's fixes in the order the values call for (``diagnoses.fixes_in_order``)."""
+        return diagnoses.fixes_in_order(self.record["fixes"], self.record["costs"], self.diagnoses)
+
+    def label(self, name: str) -> str:
+        """A value's name in words."""
+        return diagnoses.label_of(name, self.record["labels"])
 
     def as_json(self) -> dict[str, Any]:
         """The entry of ``errorkb lookup --json``; ``line`` is 1-based, as shown to people."""
         found = self.line is not None
         return {"id": self.record["id"], "code": self.record["code"] or None, "title": self.record["title"],
                 "score": self.score, "exact": self.exact, "also": self.also,
-                "values": {k: v.as_json() for k, v in self.values.items()}, "url": self.record["url"],
-                "line": self.line + 1 if found else None, "lines": self.lines,
+                "values": {k: {**v.as_json(), "label": self.label(k)} for k, v in self.values.items()},
+                "url": self.record["url"], "line": self.line + 1 if found else None, "lines": self.lines,
                 "span": list(self.span) if found else None, "text": self.text if found else None,
-                "diagnoses": self.diagnoses}
+                "readings": self.readings, "diagnoses": self.diagnoses, "fixes": self.fixes}
 
 
 @dataclasses.dataclass

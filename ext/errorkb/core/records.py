@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from .diagnoses import MAX_NUMBER
+from .diagnoses import MAX_NUMBER, fix_number, label_problems, missing_fix
 from .diagnoses import problems_of as diagnosis_problems
 from .markdown import Heading, outline
 from .reading import Refused, not_a_file, read_file
@@ -194,6 +194,9 @@ class Frontmatter(BaseModel):
     aliases: list[str] = []
     references: list[str] = []
     diagnoses: list[dict[str, Any]] = []  # checked by diagnoses.problems_of
+    readings: list[dict[str, Any]] = []  # the same
+    labels: dict[str, Any] = {}  # value name -> words; checked by diagnoses.label_problems
+    costs: dict[str | int, str] = {}  # fix title or number -> what it costs
     checked: Checked | None = None
     redirects: bool = True  # a redirect page for each code and alias
 
@@ -266,8 +269,17 @@ class Record:
     aliases = _Core[list[str]]()
     references = _Core[list[str]]()
     diagnoses = _Core[list[dict[str, Any]]]()
+    readings = _Core[list[dict[str, Any]]]()
+    labels = _Core[dict[str, str]]()
     checked = _Core[Checked | None]()
     redirects = _Core[bool]()
+
+    @property
+    def costs(self) -> list[str]:
+        """What each fix costs, in the fixes' order, as the record says ('' where it does not)."""
+        titles = [f.title for f in self.fixes]
+        by_number = {fix_number(key, titles): text for key, text in self.fields.costs.items()}
+        return [by_number.get(n, "") for n in range(1, len(titles) + 1)]
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -396,8 +408,12 @@ def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(
     problems += [Problem(shown, line, msg) for line, msg in section_problems]
     if fields is not None and not template_problems:
         compiled = [t for t in templates if t is not None]
-        problems += [Problem(shown, _line_for(lines, key), f"{key}: {message}")
-                     for key, message in diagnosis_problems(fields.diagnoses, compiled, [f.title for f in fixes])]
+        titles = [f.title for f in fixes]
+        found = [*diagnosis_problems(fields.diagnoses, compiled, titles),
+                 *diagnosis_problems(fields.readings, compiled, titles, "readings"),
+                 *label_problems(fields.labels, compiled),
+                 *[(f"costs.{key}", missing_fix(key, titles)) for key in fields.costs if fix_number(key, titles) is None]]
+        problems += [Problem(shown, _line_for(lines, key), f"{key}: {message}") for key, message in found]
     if problems or fields is None:
         raise RecordError(problems)
     return Record(fields, shown, tuple(t for t in templates if t is not None), sections, tuple(fixes),

@@ -94,6 +94,13 @@ def link_text(config: Config, code: str | None, title: str) -> str:
     return f"{code}: {title}" if code and settings(config).code_in_title else title
 
 
+def searchable(text: str) -> str:
+    """``text`` with its quotes typographic and ``&``, ``<`` and ``>`` in words: Sphinx's search
+    index escapes them, and its results page shows the escapes as text."""
+    return (text.replace("&", " and ").replace("<", "‹").replace(">", "›").replace('"', "”")
+            .replace("'", "’").replace("  ", " "))
+
+
 _XREF = XRefRole(warn_dangling=True)
 
 
@@ -173,6 +180,11 @@ class ErrorDomain(Domain):
 
     def note_related_shown(self, docname: str, ids: list[str]) -> None:
         self._page(docname).related = list(ids)
+
+    def related_shown(self, docname: str) -> list[str]:
+        """The related ids a record page lists (none for another page)."""
+        page = self.state.pages.get(docname)
+        return list(page.related or ()) if page is not None else []
 
     def note_catalogue_shown(self, docname: str, fingerprint: str) -> None:
         self._page(docname).catalogue = fingerprint
@@ -260,15 +272,19 @@ class ErrorDomain(Domain):
 
     def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
         """Ids and main codes (searchable), then other codes and aliases (found by links and
-        intersphinx, not search)."""
+        intersphinx, not search).
+
+        Each points at the record's summary, whose id is the record's; the shown text has no
+        character that the search index would escape and its page then show escaped."""
         for record in self.published():
-            text, docname = link_text(self.env.config, record.code, record.title), self.docname_of(record)
-            yield record.id, text, "error", docname, "", 1
+            text = searchable(link_text(self.env.config, record.code, record.title))
+            docname = self.docname_of(record)
+            yield record.id, text, "error", docname, record.id, 1
             if record.code and record.code != record.id:
-                yield record.code, text, "error", docname, "", 0
+                yield record.code, text, "error", docname, record.id, 0
             for alias in dict.fromkeys([*record.codes[1:], *record.aliases]):
                 if alias not in (record.id, record.code):
-                    yield alias, text, "error", docname, "", -1
+                    yield alias, text, "error", docname, record.id, -1
 
 
 def err_domain(env: BuildEnvironment) -> ErrorDomain:

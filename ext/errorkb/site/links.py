@@ -77,13 +77,16 @@ def _title(env: BuildEnvironment, docname: str) -> str:
 
 
 def fill_referenced_by(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """``doctree-resolved``: list the pages that link to this record, or drop the placeholder.
+    """``doctree-resolved``: list the pages that link to this record (but its related errors,
+    listed beside), or drop the placeholder.
 
     A "See also" section left with nothing in it says so rather than showing an empty heading.
     """
     domain = err_domain(app.env)
+    # Related errors are listed already: "Referenced by" names the other pages only.
+    related = {domain.docname_of(record) for record in map(domain.find, domain.related_shown(docname)) if record}
     for node in list(doctree.findall(referenced_by)):
-        pages = sorted(domain.backlinks.get(node["record_id"], ()),
+        pages = sorted(set(domain.backlinks.get(node["record_id"], ())) - related,
                        key=lambda d: (not settings(app.config).is_record_page(d), _title(app.env, d)))
         if not pages:
             section = node.parent

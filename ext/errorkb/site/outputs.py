@@ -167,12 +167,14 @@ def not_found_prefix(app: Sphinx, config: Config) -> None:
 def not_found_body(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """``html-page-context``: the 404 page's body from the template ``errorkb-404.html``, unless the
     site gives its own (``notfound_context``).  Rendered with the page's context, whose ``pathto``
-    sphinx-notfound-page has made absolute, so its links work at any address."""
+    sphinx-notfound-page has made absolute, so its links work at any address; under a sub-path
+    the build did not know, a script finds the site's root and moves them there."""
     config = app.config
     if (_enabled(app) and pagename == config.notfound_pagename and doctree is None
             and config.notfound_context == config.values["notfound_context"].default):
         # The root's own address, which pathto() turns into '#' where it is empty (dirhtml).
         context["errorkb_home"] = config.notfound_urls_prefix + app.builder.get_target_uri(config.root_doc)
+        context["errorkb_prefix"] = config.notfound_urls_prefix
         context["body"] = app.builder.templates.render("errorkb-404.html", context)  # type: ignore[attr-defined]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from typing import Any
 
 from docutils import nodes
@@ -23,12 +24,15 @@ from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
-from .badges import badge
+from .badges import badge, titled
+from .contribute import edit_link
 from .config import settings
 from .design import dropdown, tab_set
 from .diagnoses_table import diagnoses_section
 from .domain import err_domain, generated_xref, link_text
 from .indexes import index_link
+from .what_to_do import what_to_do
+from ..core.diagnoses import fix_anchor, label_of
 from ..core.records import Example, Record
 from ..core.templates import TYPES, OptionalPart, Placeholder, Segment
 
@@ -61,27 +65,65 @@ def _section(document: nodes.document, title: str, slug: str) -> nodes.section:
 
 
 def template_node(record: Record, index: int) -> nodes.literal_block:
-    """The template as a code block with each placeholder marked up."""
+    """The template as the message reads: each placeholder shown by its label, each optional part
+    marked as such (a run of optional parts alike, one per process say, shown once), no syntax."""
     text = record.messages[index].template
-    block = nodes.literal_block(text, classes=["errorkb-template"])
+    block = nodes.literal_block(text, classes=["errorkb-template"], language="text")
     block.children = []
-    compiled = record.templates[index]
 
-    def add(segments: tuple[Segment, ...]) -> None:
+    def add(parent: nodes.Element, segments: tuple[Segment, ...]) -> None:
+        previous = None
         for segment in segments:
             if isinstance(segment, OptionalPart):
-                block.append(nodes.Text("{?"))
-                add(segment.segments)
-                block.append(nodes.Text("}"))
-            elif isinstance(segment, Placeholder):
-                label = f"{{{segment.name}}}"
-                block.append(nodes.inline(label, label, classes=["errorkb-placeholder", f"errorkb-type-{segment.type}"],
-                                          title=f"{segment.type}: {TYPES[segment.type].doc}"))
+                shape = _shape(segment)
+                if shape == previous:
+                    continue
+                previous = shape
+                part = titled(classes=["errorkb-optional"], title="printed only in some releases or cases")
+                add(part, segment.segments)
+                parent.append(part)
+                continue
+            previous = None
+            if isinstance(segment, Placeholder):
+                label = label_of(segment.name, record.labels)
+                parent.append(titled(label, label, classes=["errorkb-placeholder", f"errorkb-type-{segment.type}"],
+                                     title=f"{segment.name}, {segment.type}: {TYPES[segment.type].doc}"))
             else:
-                block.append(nodes.Text(segment))
+                parent.append(nodes.Text(segment))
 
-    add(compiled.segments)
+    add(block, record.templates[index].segments)
     return block
+
+
+def _shape(part: OptionalPart) -> tuple[str, ...]:
+    """An optional part's literal text and placeholder types: alike parts differ only in names."""
+    return tuple(s if isinstance(s, str) else getattr(s, "type", "") for s in part.segments)
+
+
+Note = Callable[[str, int], list[nodes.Node]]  # a message's note and its line -> its nodes
+
+
+def message_card(record: Record, i: int, examples: int, note: Note) -> nodes.container:
+    """One message: its wording, its note, and its first ``examples`` examples (the rest folded)."""
+    message = record.messages[i]
+    card = nodes.container(classes=["errorkb-message"])
+    card += template_node(record, i)
+    if message.note:
+        card += note(message.note, record.line_of(f"messages[{i}].note"))
+    card += examples_node(message.examples, examples)
+    return card
+
+
+def messages_section(document: nodes.document, record: Record, note: Note) -> nodes.section:
+    """The first wording with its first example; the other wordings and examples folded."""
+    section = _section(document, "Messages", "messages")
+    section += message_card(record, 0, 1, note)
+    others = len(record.messages) - 1
+    if others:
+        title = f"{others} other wording{'s' if others > 1 else ''} of the message"
+        section += dropdown(title, [message_card(record, i, SHOWN_EXAMPLES, note) for i in range(1, len(record.messages))],
+                            ["errorkb-more-messages"])
+    return section
 
 
 class RecordDirective(SphinxDirective):
@@ -93,30 +135,24 @@ class RecordDirective(SphinxDirective):
         record = err_domain(self.env).catalogue.records[self.arguments[0]]
 
         index = addnodes.index(entries=[("single", f"{link_text(self.config, record.code, record.title)}; {record.id}", "", "", None)])
-        summary = nodes.paragraph(text=record.summary, classes=["errorkb-summary"])
+        summary = nodes.paragraph(text=record.summary, ids=[record.id], classes=["errorkb-summary"])
         badges = nodes.paragraph(classes=["errorkb-badges"])
         for field in settings(self.config).schema.dimensions:
             for value in record.values(field.name) if field.badge else ():
                 # Free text says nothing alone (a release, "9.0"): it is shown after the field's label.
                 label = f"{field.label} {value}" if field.free else field.label_of(value)
-                shown: nodes.Element = badge(label, field.badge)
+                shown: nodes.Element = badge(label, field.badge, field.label)
                 if field.index:
                     link = index_link(field, value, f"All errors with {field.label.lower()} {label}")
                     link += shown
                     shown = link
                 badges += [shown, nodes.Text(" ")]
 
-        messages = _section(self.state.document, "Messages", "messages")
-        for i, message in enumerate(record.messages):
-            card = nodes.container(classes=["errorkb-message"])
-            card += template_node(record, i)
-            if message.note:
-                card += self._note(message.note, record.line_of(f"messages[{i}].note"))
-            card += examples_node(message.examples)
-            messages += card
+        document = self.state.document
         in_title = settings(self.config).code_in_title
         about = [node for node in (_codes(record, in_title), _checked(record)) if node is not None]
-        return [index, summary, *about, badges, messages, *diagnoses_section(self.state.document, record)]
+        return [index, summary, *about, badges, *what_to_do(document, record),
+                messages_section(document, record, self._note), *diagnoses_section(document, record)]
 
 
     def _note(self, note: str, line: int) -> list[nodes.Node]:
@@ -155,14 +191,14 @@ SHOWN_EXAMPLES = 3  # examples shown open; the others fold into a dropdown
 LONG_EXAMPLE = 12  # lines: a longer example (a whole log) is folded on its own
 
 
-def examples_node(examples: list[Example]) -> nodes.container:
-    """A message's examples: the first few open, long logs and the rest folded."""
+def examples_node(examples: list[Example], shown: int = SHOWN_EXAMPLES) -> nodes.container:
+    """A message's examples: the first ``shown`` open, long logs and the rest folded."""
     out = nodes.container(classes=["errorkb-examples"])
     out += nodes.paragraph(text="Seen in real logs:" if len(examples) > 1 else "Seen in a real log:",
                            classes=["errorkb-examples-label"])
-    for example in examples[:SHOWN_EXAMPLES]:
+    for example in examples[:shown]:
         out += example_nodes(example)
-    rest = examples[SHOWN_EXAMPLES:]
+    rest = examples[shown:]
     if rest:
         more = f"{len(rest)} more example{'s' if len(rest) > 1 else ''}"
         out += dropdown(more, [node for example in rest for node in example_nodes(example)], ["errorkb-more-examples"])
@@ -214,7 +250,8 @@ class RecordFooterDirective(SphinxDirective):
         if record.references:
             out.append(footer_group("References", "references", [
                 nodes.paragraph("", "", nodes.reference(url, url, refuri=url)) for url in record.references]))
-        return out
+        edit = edit_link(self.config, record.path)
+        return out + ([edit] if edit is not None else [])
 
 
 def footer_group(title: str, slug: str, items: list[nodes.paragraph]) -> nodes.container:
@@ -265,7 +302,8 @@ class NumberFixes(SphinxTransform):
     """On a record page, put "1.", "2.", ... before the fixes' titles: the order to try them.
 
     The number is part of the title, so the page's table of contents shows it too; the
-    section ids, made from the titles as written, do not change.
+    section ids, made from the titles as written, do not change, and each fix gains the id
+    ``fix-N`` that the "What to do" list, the diagnoses and the lookup link to.
     """
 
     default_priority = 800
@@ -278,6 +316,8 @@ class NumberFixes(SphinxTransform):
             return
         fix_sections = [child for child in fixes.children if isinstance(child, nodes.section)]
         for number, section in enumerate(fix_sections, start=1):
+            section["ids"].append(fix_anchor(number))
+            self.document.ids[fix_anchor(number)] = section
             title = section[0]
             title.insert(0, nodes.Text(" "))
             title.insert(0, nodes.inline(text=f"{number}.", classes=["errorkb-fix-number"]))

@@ -14,6 +14,8 @@ Where things live in the built site (``_build/html``), with either HTML builder:
   never sent to the server, and an old ``?q=TEXT`` link is rewritten to the fragment as soon as
   the page loads.
 - ``errorkb-opensearch.xml``: lets a browser's address bar search the site.
+- ``_static/errorkb-search-page.js``, on the site's own search page only: a search for the text of
+  an error is answered by the lookup above the search results.
 
 The ``errorkb-paste`` directive puts a paste box on a page (the landing page) that hands the
 paste to the lookup page through the tab's session storage (``_static/errorkb-paste-box.js``), or the
@@ -50,6 +52,8 @@ INDEX_FILE = "_static/errorkb-lookup-index.json"
 PAGE = "lookup"
 OPENSEARCH_FILE = "errorkb-opensearch.xml"
 PASTE_SCRIPT = "errorkb-paste-box.js"
+#: On the site's search page: the lookup's answer, above the results, to a search for an error message.
+SEARCH_SCRIPT = "errorkb-search-page.js"
 #: The issue form, under .github/ISSUE_TEMPLATE/, for an error that is not in the catalogue.
 ISSUE_FORM = "missing-error.yml"
 #: Marks, in a page's metadata, a page with a paste box: only those load its script.
@@ -92,7 +96,9 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     """``html-collect-pages``: the lookup page, in the theme's page layout."""
     if app.builder.name in BUILDERS:
         yield PAGE, {"title": "Find your error", "errorkb_index": INDEX_FILE,
-                     "errorkb_report": report_url(settings(app.config).repository_url)}, "page.html"
+                     "errorkb_report": report_url(settings(app.config).repository_url),
+                     "errorkb_description": f"Paste an error message or a log: {app.config.project} finds the page "
+                                            "that explains it and the fix its numbers call for, in your browser."}, "page.html"
 
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
@@ -105,6 +111,11 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
         context["body"] = app.builder.templates.render("errorkb-lookup.html", context)
     if app.env.metadata.get(pagename, {}).get(PASTE_METADATA):
         app.add_js_file(PASTE_SCRIPT, loading_method="defer")
+    if pagename == "search":
+        pathto = context["pathto"]
+        app.add_js_file(SEARCH_SCRIPT, loading_method="defer", **{
+            "data-index": pathto(INDEX_FILE, 1), "data-worker": pathto("_static/errorkb-lookup-worker.js", 1),
+            "data-root": context.get("content_root", ""), "data-lookup": pathto(PAGE)})
     href = context["pathto"](OPENSEARCH_FILE, 1)
     context["metatags"] = context.get("metatags", "") + (
         '\n<link rel="search" type="application/opensearchdescription+xml" '

@@ -25,6 +25,7 @@ from ..examples.extract import snippets_of_record
 from ..examples.rules import snippet_rules
 from ..examples.spec import CLAIMS, KINDS
 from ..examples.verified import load_verified, verified_path
+from .meaning import meaning_lines
 from .project import Project, ProjectError, find_conf, open_project
 
 #: At most this many fixes, and characters of the matched text, are shown in a block.
@@ -164,13 +165,7 @@ class Answers:
         lines = [headline] if headline else []
         lines.append(f"errorkb: {record.id}{' (' + record.code + ')' if record.code else ''}: {record.title}")
         lines.append(f"  matched: {shown[:BLOCK_TEXT]}{'...' if len(shown) > BLOCK_TEXT else ''}")
-        for name, value in best.values.items():
-            extra = f" ({value.number:,.0f} bytes)" if value.type == "size" and value.number is not None else ""
-            lines.append(f"  {name} = {value.text}{extra}")
-        for found in best.diagnoses:
-            lines.append(f"  {found['message']} (fix {found['fix']}: {found['fix_title']})")
-        for n, fix in enumerate(record.fixes[:BLOCK_FIXES], 1):
-            lines.append(f"  fix {n}: {fix.title}")
+        lines += ["  " + line for line in meaning_lines(best, BLOCK_FIXES)]
         explain = "errorkb explain" if self.root.resolve() == Path.cwd().resolve() else f"errorkb --root {self.root} explain"
         lines.append(f"  more: {self.url(record) if self.base_url else f'{explain} {record.id}'}")
         others = [m.record["id"] for m in matches if (m.exact or m.also) and m is not best]

@@ -339,7 +339,13 @@ def _print_way_forward(report: str | None) -> None:
           "  errorkb new --id ID --source SOURCE --title TITLE --message-file FILE", file=sys.stderr)
 
 
+#: Fixes shown under each match of ``errorkb lookup``, in the order its values call for.
+LOOKUP_FIXES = 3
+
+
 def _print_matches(matches: list, kind: Triage | None = None) -> None:
+    from .meaning import meaning_lines
+
     if kind is not None:
         print(_shown(f"No exact match. This looks like: {kind.title}"))
         print(_shown(f"   What to check first: {kind.url}"))
@@ -359,13 +365,8 @@ def _print_matches(matches: list, kind: Triage | None = None) -> None:
             where = f"line {m.line + 1}" + (f"-{m.line + m.lines}" if m.lines > 1 else "")
             shown = m.text[m.span[0]:m.span[1]]
             print(_shown(f"   {where}: {shown[:300]}{'...' if len(shown) > 300 else ''}"))
-        for name, value in m.values.items():
-            extra = f" ({value.number:,.0f} bytes)" if value.type == "size" and value.number is not None else ""
-            print(_shown(f"   {name} = {value.text}{extra}"))
-        for found in m.diagnoses:
-            print(_shown(f"   {found['message']} (fix {found['fix']}: {found['fix_title']})"))
-        if rec["fixes"]:
-            print(_shown("   First fixes: " + "; ".join(rec["fixes"])))
+        for line in meaning_lines(m, LOOKUP_FIXES):
+            print(_shown(f"   {line}"))
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -43,11 +43,14 @@ def build_server(answers: Answers) -> Any:
     ) -> dict[str, Any]:
         """Find the known errors in a pasted message or log, best first.
 
-        Answers {"matches": [{"id", "code", "title", "score", "exact", "also", "values", "url"}],
-        "notices": [...]}, the matches as `errorkb lookup --json` prints them: exact template
-        matches first (one record per message), then records whose templates matched the same
-        lines less specifically ("also": true); without any, the closest records, with "exact":
-        false.  "values" holds the parts read from the message, sizes also in bytes."""
+        Answers {"matches": [{"id", "code", "title", "score", "exact", "also", "values", "url",
+        "readings", "diagnoses", "fixes"}], "notices": [...]}, the matches as `errorkb lookup
+        --json` prints them: exact template matches first (one record per message), then records
+        whose templates matched the same lines less specifically ("also": true); without any, the
+        closest records, with "exact": false.  "values" holds the parts read from the message,
+        each with its "label" in words, sizes also in bytes; "readings" and "diagnoses" say what
+        they mean; "fixes" are the record's fixes in the order the values call for (first the
+        ones a diagnosis points to, last those it rules out), each with its "anchor" on the page."""
         if not paste.strip():
             raise ToolError("the paste is empty: give the error text")
         return answers.lookup(paste, top)

@@ -67,7 +67,16 @@
       th.setAttribute("aria-sort", i === column ? (descending ? "descending" : "ascending") : "none");
     });
     count.textContent = shown === rows.length ? `${rows.length} errors` : `${shown} of ${rows.length} errors`;
+    table.hidden = shown === 0;
+    empty.hidden = shown !== 0;
   }
+
+  // What an empty selection says, in place of a table with only its header.
+  const empty = document.createElement("p");
+  empty.className = "errorkb-catalogue-empty";
+  empty.textContent = "No error matches these filters: clear one, or paste the error's text in the box above.";
+  empty.hidden = true;
+  table.after(empty);
 
   headers.forEach((th, i) => {
     const button = document.createElement("button");

@@ -69,7 +69,8 @@
     return counts;
   }
 
-  // One array per record: [id, code, title, url, fixes, terms, templates, aliases, diagnoses];
+  // One array per record: [id, code, title, url, fixes, terms, templates, aliases, diagnoses, costs,
+  // labels, readings];
   // each template [pieces, placeholders, specificity, key, run, examples] (LookupIndex.from_json).
   function prepare(data) {
     if (!data || data.version !== INDEX_VERSION) {
@@ -93,7 +94,7 @@
     const templates = [];
     data.records.forEach(function (row, r) {
       records.push({ id: row[0], code: row[1], title: row[2], url: row[3], fixes: row[4], aliases: row[7],
-        diagnoses: row[8] });
+        diagnoses: row[8], costs: row[9], labels: row[10], readings: row[11] });
       terms.push(row[5]);
       for (const tpl of row[6]) {
         templates.push({ r: r, pieces: tpl[0], placeholders: tpl[1], specificity: tpl[2], key: tpl[3], run: tpl[4],
@@ -131,6 +132,7 @@
     return { kinds: kinds, records: records, terms: terms, templates: templates, rx: rx,
       limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], rank: data.rank,
       report: data.report, notices: data.notices, factors: data.units.factors, shown: data.units.shown,
+      shownDecimal: data.units.shown_decimal, decimalUnits: data.units.decimal, letterUnits: data.units.letters,
       byKey: byKey, always: always, byNameWord: byNameWord, keys: keys, bm25: null };
   }
 
@@ -536,11 +538,10 @@
           if (raw !== undefined) values[name] = parseValue(index, type, raw);
         }
       }
-      (shared ? also : exact).push({
+      (shared ? also : exact).push(withMeaning(index, {
         record: index.records[h.record], exact: !shared, also: shared, score: h.specificity, values: values,
         line: h.line, lines: h.lines, text: h.text, span: reading.span,
-        diagnoses: diagnose(index, index.records[h.record].diagnoses, values),
-      });
+      }));
     }
     return exact.concat(also);
   }
@@ -595,8 +596,8 @@
     });
     scores.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
     return scores.map(function (s) {
-      return { record: index.records[s[1]], exact: false, also: false, score: Math.round(s[0] * 10000) / 10000,
-        values: {}, line: null, lines: 0, text: "", span: [0, 0], diagnoses: [] };
+      return withMeaning(index, { record: index.records[s[1]], exact: false, also: false,
+        score: Math.round(s[0] * 10000) / 10000, values: {}, line: null, lines: 0, text: "", span: [0, 0] });
     });
   }
 
@@ -626,25 +627,26 @@
     return { type: type, text: text, number: null };
   }
 
-  // A value as `errorkb lookup --json` gives it (values.Value.as_json).
-  function valueJson(v) {
+  // A value as `errorkb lookup --json` gives it, with its label (values.Value.as_json, Match.as_json).
+  function valueJson(v, label) {
     const out = { type: v.type, text: v.text };
     if (v.number !== null && v.number !== undefined) {
       out[v.type === "size" ? "bytes" : "value"] = Number.isFinite(v.number) ? v.number : null;
     }
+    out.label = label;
     return out;
   }
 
   // The entry of `errorkb lookup --json` (Match.as_json): line 1-based, span in characters.
   function matchJson(m) {
     const values = {};
-    for (const name of Object.keys(m.values)) values[name] = valueJson(m.values[name]);
+    for (const name of Object.keys(m.values)) values[name] = valueJson(m.values[name], m.labels[name]);
     const found = m.line !== null;
     return { id: m.record.id, code: m.record.code || null, title: m.record.title, score: m.score,
       exact: m.exact, also: m.also, values: values, url: m.record.url,
       line: found ? m.line + 1 : null, lines: m.lines,
       span: found ? [chars(m.text, m.span[0]), chars(m.text, m.span[1])] : null,
-      text: found ? m.text : null, diagnoses: m.diagnoses };
+      text: found ? m.text : null, readings: m.readings, diagnoses: m.diagnoses, fixes: m.fixes };
   }
 
   /* ---- diagnoses (ext/errorkb/core/diagnoses.py) ---------------------------------------- */
@@ -712,8 +714,9 @@
 
   // Whether a diagnosis holds for the values (diagnoses.applies).
   function applies(d, values) {
-    if (!holdsAll(namesIn(d[0], true), values)) return false;
+    if (d[0] !== null && !holdsAll(namesIn(d[0], true), values)) return false;
     for (const part of d[1]) if (Array.isArray(part) && !holdsAll(namesIn(part[0], true), values)) return false;
+    if (d[0] === null) return true;
     try {
       return evaluate(d[0], values) === true;
     } catch (error) {
@@ -729,20 +732,38 @@
     return Math.abs(x) >= 1e21 ? x.toExponential(2) : x.toFixed(digits);
   }
 
-  // A number of bytes as a size (diagnoses.format_size).
-  function formatSize(index, n) {
-    for (const [unit, factor] of index.shown) if (Math.abs(n) >= factor) return roundHalfUp(n / factor, 2) + " " + unit;
+  // A number of bytes as a size, in binary or decimal units (diagnoses.format_size).
+  function formatSize(index, n, decimal) {
+    for (const [unit, factor] of decimal ? index.shownDecimal : index.shown) {
+      if (Math.abs(n) >= factor) return roundHalfUp(n / factor, 2) + " " + unit;
+    }
     return roundHalfUp(n, 0) + " bytes";
   }
 
-  // A diagnosis's message for the values (diagnoses.say).
+  // The unit of a size as printed, lower case (diagnoses._unit).
+  function unitOf(text) {
+    return text.trim().replace(/^[0-9.,]+/, "").trim().toLowerCase();
+  }
+
+  // The message, its sizes in one unit system (diagnoses.say).
   function say(index, d, values) {
+    let decimal = false;
+    for (const part of d[1]) {
+      if (!Array.isArray(part)) continue;
+      for (const name of namesIn(part[0], true)) {
+        if (values[name].type === "size" && index.decimalUnits.includes(unitOf(values[name].text))) decimal = true;
+      }
+    }
     let out = "";
     for (const part of d[1]) {
       if (!Array.isArray(part)) { out += part; continue; }
       const tree = part[0];
       const form = part[1];
-      if (tree[0] === "val" && !form) { out += values[tree[1]].text; continue; }
+      if (tree[0] === "val" && !form && !(values[tree[1]].type === "size"
+          && index.letterUnits.includes(unitOf(values[tree[1]].text)))) {
+        out += values[tree[1]].text;
+        continue;
+      }
       let x;
       try {
         x = evaluate(tree, values);
@@ -752,24 +773,62 @@
         continue;
       }
       if (form === "%") out += roundHalfUp(x * 100, 0) + "%";
-      else if (form === "size" || kindOf(tree, values) === "size") out += formatSize(index, x);
+      else if (form === "size" || kindOf(tree, values) === "size") out += formatSize(index, x, decimal);
       else out += roundHalfUp(x, Number.isInteger(x) ? 0 : 2);
     }
     return out;
   }
 
-  // The record's diagnoses that the values meet: {message, fix, fix_title} (diagnoses.diagnose).
+  // The record's diagnoses that the values meet: {message, fix, fix_title, rules_out} (diagnoses.diagnose).
   function diagnose(index, diagnoses, values) {
     const out = [];
     for (const d of diagnoses) {
-      if (applies(d, values)) out.push({ message: say(index, d, values), fix: d[2], fix_title: d[3] });
+      if (applies(d, values)) out.push({ message: say(index, d, values), fix: d[2], fix_title: d[3], rules_out: d[4] });
     }
     return out;
   }
 
+  // The sentences of the readings that hold (diagnoses.read).
+  function read(index, readings, values) {
+    return readings.filter(function (r) { return applies(r, values); }).map(function (r) { return say(index, r, values); });
+  }
+
+  // The fixes in the order the values call for (diagnoses.fixes_in_order).
+  function fixesInOrder(titles, costs, found) {
+    const pointed = found.filter(function (d) { return !d.rules_out; }).map(function (d) { return d.fix; });
+    const ruledOut = new Set(found.filter(function (d) { return d.rules_out && !pointed.includes(d.fix); })
+      .map(function (d) { return d.fix; }));
+    const numbers = Array.from(new Set(pointed.concat(titles.map(function (t, i) { return i + 1; }))));
+    const ordered = numbers.filter(function (n) { return !ruledOut.has(n); })
+      .concat(numbers.filter(function (n) { return ruledOut.has(n); }));
+    return ordered.map(function (n) {
+      return { number: n, title: titles[n - 1], cost: costs[n - 1], anchor: "fix-" + n,
+        diagnosed: pointed.includes(n), ruled_out: ruledOut.has(n) };
+    });
+  }
+
+  // A value's name in words (diagnoses.label_of).
+  function labelOf(name, labels) {
+    if (Object.prototype.hasOwnProperty.call(labels, name)) return labels[name];
+    const words = name.replace(/([A-Za-z])(?=[0-9])/g, "$1 ").replace(/_/g, " ").trim();
+    return words.slice(0, 1).toUpperCase() + words.slice(1);
+  }
+
+  // A match with what its values mean: their labels, readings, diagnoses and the fixes in order.
+  function withMeaning(index, match) {
+    const rec = match.record;
+    match.labels = {};
+    for (const name of Object.keys(match.values)) match.labels[name] = labelOf(name, rec.labels);
+    match.readings = read(index, rec.readings, match.values);
+    match.diagnoses = diagnose(index, rec.diagnoses, match.values);
+    match.fixes = fixesInOrder(rec.fixes, rec.costs, match.diagnoses);
+    return match;
+  }
+
   return {
     INDEX_VERSION: INDEX_VERSION, prepare: prepare, lookup: lookup, normalise: normalise,
-    looksBinary: looksBinary, diagnose: diagnose, formatSize: formatSize, parseSize: parseSize,
+    looksBinary: looksBinary, diagnose: diagnose, read: read, labelOf: labelOf, formatSize: formatSize,
+    parseSize: parseSize,
     matchJson: matchJson, terms: terms, chars: chars,
   };
 });

@@ -30,6 +30,7 @@
   let timer = null;
   let shown = null;  // the paste of the address's fragment
   let searched = "";  // the paste of the latest search
+  let reveal = false;  // whether the next answer is scrolled into view (not while typing)
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -110,31 +111,85 @@
     return pre;
   }
 
-  function valuesTable(values) {
+  // Text with its Markdown code spans (`x`) as <code>: fix titles and messages come so.
+  function withCode(parent, text) {
+    text.split("`").forEach(function (part, i) {
+      if (part) parent.append(i % 2 ? el("code", "", part) : part);
+    });
+    return parent;
+  }
+
+  // The link to a fix's own section of the record's page.
+  function fixLink(match, fix, text) {
+    const link = withCode(el("a", "errorkb-result-fix"), text);
+    link.href = new URL(match.record.url, root).href.replace(/#.*$/, "") + "#" + fix.anchor;
+    return link;
+  }
+
+  // The fixes in the order the values call for: the first three not ruled out, then those ruled out.
+  function fixesList(match) {
+    const out = [];
+    const open = match.fixes.filter(function (f) { return !f.ruled_out; }).slice(0, 3);
+    const label = el("p", "errorkb-result-fixes-label", match.fixes.some(function (f) { return f.diagnosed; })
+      ? "What to do, as your numbers call for " : "What to do first ");
+    const all = el("a", "", "(all fixes)");
+    all.href = new URL(match.record.url, root).href.replace(/#.*$/, "") + "#what-to-do";
+    label.append(all);
+    out.push(label);
+    const list = el("ol", "errorkb-result-fixes");
+    for (const fix of open) {
+      const item = el("li");
+      item.value = fix.number;
+      item.append(fixLink(match, fix, fix.title));
+      if (fix.cost) item.append(" ", el("span", "errorkb-result-cost", fix.cost));
+      if (fix.diagnosed) item.append(" ", el("span", "errorkb-result-why", "your numbers point here"));
+      list.append(item);
+    }
+    out.push(list);
+    const ruledOut = match.fixes.filter(function (f) { return f.ruled_out; });
+    if (ruledOut.length) {
+      const p = el("p", "errorkb-result-ruled-out", "Ruled out by your numbers: ");
+      ruledOut.forEach(function (fix, i) {
+        if (i) p.append(", ");
+        p.append(fixLink(match, fix, fix.number + ". " + fix.title));
+      });
+      out.push(p);
+    }
+    return out;
+  }
+
+  function valuesTable(match) {
+    const values = match.values;
+    const names = Object.keys(values).filter(function (name) { return values[name].text.trim(); });
+    const box = el("details", "errorkb-result-values-box");
+    box.append(el("summary", "", "Values read from your paste (" + names.length + ")"));
     const table = el("table", "errorkb-result-values");
-    table.append(el("caption", "", "Values read from your paste"));
-    for (const name of Object.keys(values)) {
+    for (const name of names) {
       const v = values[name];
       const row = el("tr");
-      row.append(el("th", "", name));
+      const head = el("th", "", match.labels[name]);
+      head.scope = "row";
+      head.title = name;
+      row.append(head);
       let text = v.text;
       if (v.type === "size" && v.number !== null) text += " (" + v.number.toLocaleString("en-US") + " bytes)";
       row.append(el("td", "", text));
       table.append(row);
     }
-    return table;
+    box.append(table);
+    return box;
   }
 
-  // What the record says the values mean, each with the fix it points to.
+  // What the values are and mean: the record's readings, then its diagnoses, each with its fix.
   function diagnosesList(match) {
     const box = el("div", "errorkb-result-diagnoses");
     box.append(el("p", "errorkb-result-diagnoses-head", "What your numbers mean"));
     const items = el("ul");
+    for (const reading of match.readings) items.append(el("li", "errorkb-result-reading", reading));
     for (const d of match.diagnoses) {
-      const li = el("li", "errorkb-result-diagnosis", d.message + " ");
-      const link = el("a", "", "Fix " + d.fix + ": " + d.fix_title);
-      link.href = new URL(match.record.url, document.baseURI).href.replace(/#.*$/, "") + "#fixes";
-      li.append(link);
+      const li = el("li", "errorkb-result-diagnosis" + (d.rules_out ? " errorkb-result-rules-out" : ""), d.message + " ");
+      const fix = match.fixes.find(function (f) { return f.number === d.fix; });
+      li.append(fixLink(match, fix, (d.rules_out ? "Rules out fix " : "Fix ") + d.fix + ": " + d.fix_title));
       items.append(li);
     }
     box.append(items);
@@ -157,7 +212,8 @@
         "private paths, user, host and model names: check what the form shows before you send it.");
       missing.append(p);
     }
-    const start = el("p", "", "Or add it yourself: save the error line to a file and start its record with ");
+    const start = el("p", "", (report ? "Or add it yourself" : "Add it yourself") +
+      ": save the error line to a file and start its record with ");
     start.append(el("code", "errorkb-new-command", "errorkb new --message-file error.txt"),
       " in a clone of the site's repository.");
     missing.append(start);
@@ -195,35 +251,34 @@
       item.dataset.exact = String(match.exact);
       const head = el("p", "errorkb-result-head");
       if (rec.code) head.append(el("code", "errorkb-result-code", rec.code), " ");
-      const link = el("a", "errorkb-result-title", rec.title);
+      const link = withCode(el("a", "errorkb-result-title"), rec.title);
       link.href = new URL(rec.url, root).href;
       head.append(link, " ", el("span", "errorkb-result-kind",
         { exact: "exact match", also: "also matches, less specific", closest: "closest, not exact" }[standing]));
       item.append(head);
+      if (match.fixes.length) item.append.apply(item, fixesList(match));
+      if (match.readings.length || match.diagnoses.length) item.append(diagnosesList(match));
       if (match.line !== null) {
         const where = "Line " + (match.line + 1) + (match.lines > 1 ? "-" + (match.line + match.lines) : "") + " of your paste:";
         item.append(el("p", "errorkb-result-where", where), matchedLine(match));
-        if (Object.keys(match.values).length) item.append(valuesTable(match.values));
-      }
-      if (match.diagnoses.length) item.append(diagnosesList(match));
-      if (rec.fixes.length) {
-        const label = el("p", "errorkb-result-fixes-label", "First fixes to try ");
-        const all = el("a", "", "(all fixes)");
-        all.href = new URL(rec.url, root).href.replace(/#.*$/, "") + "#fixes";
-        label.append(all);
-        item.append(label);
-        const fixes = el("ol", "errorkb-result-fixes");
-        for (const title of rec.fixes) fixes.append(el("li", "", title));
-        item.append(fixes);
+        if (Object.keys(match.values).length) item.append(valuesTable(match));
       }
       list.append(item);
     }
     if (!result.matches.length || !result.matches[0].exact) showMissing(searched);
     list.dataset.state = "done";
+    if (reveal && list.firstElementChild) {
+      // A paste handed over or submitted: its first answer comes into view, with the focus.
+      const title = list.firstElementChild.querySelector(".errorkb-result-title");
+      list.firstElementChild.scrollIntoView({ block: "start" });
+      if (title) title.focus({ preventScroll: true });
+    }
+    reveal = false;
   }
 
   function load(q) {
     input.value = q;
+    reveal = true;
     search(q);
   }
 
@@ -231,10 +286,12 @@
   // whole paste to the browser's form machinery first, which takes seconds on a long log.
   form.querySelector("button").addEventListener("click", function (event) {
     event.preventDefault();
+    reveal = true;
     search(input.value);
   });
   form.addEventListener("submit", function (event) {
     event.preventDefault();
+    reveal = true;
     search(input.value);
   });
   input.addEventListener("input", function () {
