@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def rootdir() -> Path:
     """Where Sphinx's ``app`` fixture finds ``testroot="name"``: ``tests/roots/test-name``."""
     return Path(__file__).resolve().parent / "roots"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The compiled catalogues the terminal tools cache (``$XDG_CACHE_HOME/errorkb``) go to a
+    folder of the session's own, for the tests and every process they start."""
+    folder = tmp_path_factory.mktemp("cache-home")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if before is None:
+        del os.environ["XDG_CACHE_HOME"]
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 class Snapshots:

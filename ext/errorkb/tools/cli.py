@@ -1,7 +1,8 @@
 """``errorkb``: the command line.  Each sub-command is one ``cmd_*`` function.
 
-It imports nothing from Sphinx, and each command imports only what it uses: ``lookup --index``
-needs neither the records' model nor YAML, so it starts fast.
+It imports nothing from Sphinx, and each command imports only what it uses: ``lookup`` and
+``explain`` read the site's compiled catalogue (:mod:`.catalogue_cache`), and need neither the
+records' model nor YAML while it is current, so they start fast.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from .. import __version__
 
 if TYPE_CHECKING:
     from ..core.lookup import Triage
-    from .project import Project
     from ..core.records import Catalogue
+    from .compiled import Compiled
+    from .project import Project
 
 
 def _project(args: argparse.Namespace) -> Project:
@@ -38,8 +40,17 @@ def _project(args: argparse.Namespace) -> Project:
     return args.project
 
 
-def _catalogue(args: argparse.Namespace) -> tuple[Catalogue, list]:
-    return _project(args).load()
+def _site(args: argparse.Namespace) -> Compiled:
+    """The compiled catalogue of the site :func:`_project` would open."""
+    from .catalogue_cache import compiled_site
+    from .project import ProjectError
+
+    try:
+        return compiled_site(Path(args.root) if args.root else None, conf=Path(args.conf) if args.conf else None,
+                             records=args.records)
+    except ProjectError as exc:
+        print(f"errorkb: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _site_markdown(project: Project) -> list[Path]:
@@ -192,18 +203,18 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     """Print a record in the terminal, like ``rustc --explain``."""
-    catalogue, _ = _catalogue(args)
-    record = catalogue.find(args.key)
+    record = _site(args).find(args.key)
     if record is None:
         print(f"errorkb: no error with the id, code or alias {args.key!r}", file=sys.stderr)
         return 2
-    heading = f"{record.code}: {record.title}" if record.code else record.title
-    print(heading, "=" * len(heading), "", record.summary, "", sep="\n")
+    fields = record["json"]
+    heading = f"{fields['code']}: {fields['title']}" if fields["code"] else fields["title"]
+    print(heading, "=" * len(heading), "", fields["summary"], "", sep="\n")
     print("Messages:")
-    for message in record.messages:
-        print(f"  {message.template}")
+    for message in fields["messages"]:
+        print(f"  {message['template']}")
     print()
-    print(record.body.strip())
+    print(record["body"].strip())
     return 0
 
 
@@ -242,20 +253,21 @@ def _read_paste(text: str | None) -> tuple[bytes, int]:
 
 
 def _lookup_index(args: argparse.Namespace):
-    from ..core.lookup import LookupIndex, build_index
+    from ..core.lookup import LookupIndex
 
     if args.index:
         try:
             return LookupIndex.from_json(json.loads(Path(args.index).read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
             raise SystemExit(f"errorkb: cannot read the lookup index {args.index}: {exc}") from None
-    catalogue, problems = _catalogue(args)
-    if problems:
-        print(f"errorkb: {len(problems)} problem(s) in the records (see 'errorkb check'); "
+    site = _site(args)
+    if site.problems:
+        print(f"errorkb: {len(site.problems)} problem(s) in the records (see 'errorkb check'); "
               "the other records are searched", file=sys.stderr)
-    if not catalogue.records:
-        raise SystemExit(f"errorkb: no records under {_project(args).records}")
-    return build_index(catalogue, kinds=_project(args).settings.kinds)
+    index = site.index()
+    if index is None:
+        raise SystemExit(f"errorkb: no records under {site.records_dir}")
+    return index
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:

@@ -3,16 +3,20 @@
 The command line, the pytest plugin and the answers behind ``errorkb run``, the hook and the MCP
 server find the site's ``conf.py`` (given, or in the working folder or a parent) and read the
 same ``errorkb_*`` options the build reads (:func:`errorkb.config.settings_from`), so a check
-passes or fails as the build would.  Nothing here imports Sphinx.
+passes or fails as the build would.  Nothing here imports Sphinx; the records' model is imported
+only when a site is opened, so that :func:`site_of` can find a site for the compiled catalogue
+(:mod:`.catalogue_cache`) without it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..core.settings import Settings, settings_from, site_options
-from ..core.records import Catalogue, Problem, load_catalogue, record_files
+if TYPE_CHECKING:
+    from ..core.records import Catalogue, Problem
+    from ..core.settings import Settings
 
 CONF = "conf.py"
 #: Sphinx's own options that the tools read too: which pages a site has, and its public URL.
@@ -38,11 +42,15 @@ class Project:
 
     def load(self) -> tuple[Catalogue, list[Problem]]:
         """Every record, and every problem found, as the build loads them."""
+        from ..core.records import load_catalogue
+
         return load_catalogue(self.records, schema=self.settings.schema, root=self.root,
                               max_bytes=self.settings.max_record_size)
 
     def require_records(self) -> None:
         """Raise :class:`ProjectError` when the records folder is missing or holds no record."""
+        from ..core.records import record_files
+
         where = self.records.relative_to(self.root) if self.records.is_relative_to(self.root) else self.records
         if not self.records.is_dir():
             raise ProjectError(f"no records folder {where}/ in {self.root} "
@@ -59,14 +67,23 @@ def find_conf(start: Path) -> Path | None:
     return None
 
 
-def open_project(root: Path | None = None, *, conf: Path | None = None, records: str | None = None) -> Project:
-    """The site whose ``conf.py`` is ``conf``, else in ``root``, else found from the working folder upward.
-
-    Without any ``conf.py`` the folder (``root`` or the working one) is a site with the default
-    settings.  ``records`` overrides ``errorkb_records_dir``.  :class:`ProjectError` names a bad option.
-    """
+def site_of(root: Path | None = None, conf: Path | None = None) -> tuple[Path, Path | None]:
+    """The site's folder and its ``conf.py``: ``conf``, else the one in ``root``, else the one found
+    from the working folder upward; without any, the folder is ``root`` or the working one."""
     if conf is None:
         conf = (root / CONF if (root / CONF).is_file() else None) if root is not None else find_conf(Path.cwd())
+    return (conf.parent if conf is not None else root if root is not None else Path.cwd()), conf
+
+
+def open_project(root: Path | None = None, *, conf: Path | None = None, records: str | None = None) -> Project:
+    """The site :func:`site_of` finds, with the settings of its ``conf.py``.
+
+    Without any ``conf.py`` the folder is a site with the default settings.  ``records``
+    overrides ``errorkb_records_dir``.  :class:`ProjectError` names a bad option.
+    """
+    from ..core.settings import settings_from, site_options
+
+    folder, conf = site_of(root, conf)
     values: dict = {}
     if conf is not None:
         try:
@@ -83,5 +100,4 @@ def open_project(root: Path | None = None, *, conf: Path | None = None, records:
         site = settings_from(values)
     except ValueError as exc:
         raise ProjectError(f"{conf or CONF}: {exc}") from None
-    folder = conf.parent if conf is not None else (root if root is not None else Path.cwd())
     return Project(folder, site, conf, **sphinx)
