@@ -248,9 +248,9 @@ class Installed:
 
 
 def _constraints(folder: Path) -> Path:
-    """The pinned versions of requirements.txt, as pip constraints (which take no extras)."""
-    lines = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    pins = [re.sub(r"\[[^\]]*\]", "", line) for line in lines if "==" in line and not line.startswith("#")]
+    """The pinned versions of requirements/, as pip constraints (which take no extras)."""
+    lines = [line for path in sorted((ROOT / "requirements").glob("*.txt")) for line in path.read_text(encoding="utf-8").splitlines()]
+    pins = sorted({re.sub(r"\[[^\]]*\]", "", line) for line in lines if "==" in line and not line.startswith("#")})
     path = folder / "constraints.txt"
     path.write_text("\n".join(pins) + "\n", encoding="utf-8")
     return path
