@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 BUILDDIR := _build
 SPHINXOPTS ?=
 
-.PHONY: help html test test-changed doctest serve clean new check
+.PHONY: help html test test-changed doctest serve clean new check linkcheck
 
 help:
 	@echo "make html   build the site into $(BUILDDIR)/html"
@@ -21,6 +21,7 @@ help:
 	@echo "make serve  live preview at http://127.0.0.1:8000"
 	@echo "make new    start a record: make new ID=... CODE=... SOURCE=... TITLE=... MESSAGE='...'"
 	@echo "make check  check the records and the prose in seconds, without building"
+	@echo "make linkcheck follow every link of the site (needs the network) and list the dead ones"
 	@echo "make clean  remove build output"
 
 # requirements/<level>.txt, pinned. Snippets run inside bubblewrap: for a level that runs them,
@@ -86,6 +87,11 @@ new: $(STAMP:%=%-check)
 
 check: $(STAMP:%=%-check)
 	$(BIN)/errorkb check
+
+# Follows every link (references, "Seen at" addresses, guides); the only target that needs the network.
+linkcheck: $(STAMP:%=%-site)
+	@$(BIN)/sphinx-build -b linkcheck -q -D errorkb_run_examples=0 . $(BUILDDIR)/linkcheck; \
+		$(BIN)/python .github/scripts/dead_links.py $(BUILDDIR)/linkcheck/output.json || echo "No dead link."
 
 clean:
 	rm -rf $(BUILDDIR)

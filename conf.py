@@ -3,7 +3,7 @@
 import os
 
 project = "errorkb"
-html_title = "errorkb: accelerator memory errors"
+html_title = "errorkb: accelerator errors, memory first"
 copyright = "the errorkb authors"
 
 extensions = ["errorkb", "sphinx_design", "sphinx_copybutton"]
@@ -52,6 +52,7 @@ FRAMEWORKS = {
     "openvino": "OpenVINO", "mindspore": "MindSpore", "cann": "CANN", "torch-npu": "torch_npu",
     "poplar": "Poplar", "poptorch": "PopTorch", "popart": "PopART", "dask": "Dask", "ctranslate2": "CTranslate2",
     "faster-whisper": "faster-whisper", "whisperx": "WhisperX", "argos-translate": "Argos Translate", "peft": "PEFT",
+    "flash-attn": "FlashAttention",
 }
 
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
@@ -130,8 +131,19 @@ errorkb_source_labels = {
     "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
     "huggingface": "Hugging Face libraries", "hardware": "GPU hardware", "openvino": "OpenVINO",
     "ascend": "Huawei Ascend", "graphcore": "Graphcore", "dask": "Dask", "mkl": "Intel MKL", "pandas": "pandas",
-    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS",
+    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention",
 }
+
+# The vendors' code catalogues: the site shows which codes have a page and invites the rest.
+errorkb_code_catalogues = {"neuron-compiler": "catalogues/neuron-compiler.yaml", "openxla": "catalogues/openxla.yaml"}
+
+# The weekly link check (make linkcheck, .github/workflows/links.yml): GitHub answers many requests
+# from one address slowly, and anchors in its pages are made by scripts.
+linkcheck_timeout = 30
+linkcheck_workers = 4
+linkcheck_anchors = False
+linkcheck_rate_limit_timeout = 600
+linkcheck_ignore = [r"https?://(localhost|127\.0\.0\.1)"]
 
 # Absolute URLs (sitemap.xml, canonical links, Open Graph) need the public address of the site.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
@@ -141,9 +153,10 @@ errorkb_hardware = "errorkb.examples.accelerators"
 
 # The site's own words where the extension speaks of the site.
 errorkb_llms_summary = (
-    "A knowledge base of the memory errors that accelerators raise (XLA on TPUs, AWS Neuron, PyTorch, "
-    "CUDA, TensorFlow, the host). Each error page gives the exact messages, the causes, the fixes to "
-    "try in order, and how to tell which cause applies."
+    "A knowledge base of the errors that ML accelerators and their software raise, memory errors first "
+    "(XLA on TPUs, AWS Neuron, PyTorch, CUDA, NCCL, TensorFlow, the host), with the whole code catalogues "
+    "of AWS Neuron's compiler and OpenXLA. Each error page gives the exact messages, the causes, the fixes "
+    "to try in order, and how to tell which cause applies."
 )
-errorkb_opensearch_description = "Find an accelerator memory error by its message"
+errorkb_opensearch_description = "Find an accelerator error by its message"
 errorkb_paste_placeholder = "RESOURCE_EXHAUSTED: ... Used 49.34G of 32.00G hbm ..."

@@ -53,12 +53,13 @@ def expected(paste: dict, mapping: dict) -> str | None:
 
 
 def run_cli(pastes: list[str]) -> list[Answer]:
-    catalogue, _ = open_project(ROOT).load()
-    index = build_index(catalogue)
+    project = open_project(ROOT)
+    catalogue, _ = project.load()
+    index = build_index(catalogue, kinds=project.settings.kinds)
     out = []
     for paste in pastes:
         result = lookup(index, paste, top=5)
-        out.append(([(m.record["id"], m.exact) for m in result.matches], getattr(result, "kind", None)))
+        out.append(([(m.record["id"], m.exact) for m in result.matches], result.kind.name if result.kind else None))
     return out
 
 

@@ -394,7 +394,7 @@ def write_site(records: list[Record], out: Path, *, plain: bool = False, snippet
         catalogue = "```{err:catalogue}\n```"
         sources = "```{err:sources}\n```"
         toctree = ""
-    index = f"# errorkb\n\n{INTRO}\n\n## By source\n\n{sources}\n\n## All errors\n\n{catalogue}\n\n{toctree}"
+    index = f"# errorkb\n\n{INTRO}\n\n## By source\n\n{sources}\n\n## All errors\n\n{catalogue}\n" + (f"\n{toctree}" if toctree else "")
     (out / "index.md").write_text(index, encoding="utf-8")
     for record in records:
         folder = out / "errors" / record.source

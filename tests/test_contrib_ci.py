@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -17,12 +18,13 @@ from conftest import ROOT
 WORKFLOWS = ROOT / ".github/workflows"
 PULL_REQUEST = WORKFLOWS / "pull-request.yml"
 PUBLISH = WORKFLOWS / "publish.yml"
+LINKS = WORKFLOWS / "links.yml"
 SANDBOX = ROOT / ".github/actions/sandbox/action.yml"
 
 SCHEMAS = [
-    ("vendor.github-workflows", [PULL_REQUEST, PUBLISH]),
+    ("vendor.github-workflows", [PULL_REQUEST, PUBLISH, LINKS]),
     ("vendor.github-actions", [SANDBOX]),
-    ("custom.github-workflows-require-timeout", [PULL_REQUEST, PUBLISH]),
+    ("custom.github-workflows-require-timeout", [PULL_REQUEST, PUBLISH, LINKS]),
     ("vendor.github-issue-forms", [ROOT / ".github/ISSUE_TEMPLATE/missing-error.yml"]),
     ("vendor.github-issue-config", [ROOT / ".github/ISSUE_TEMPLATE/config.yml"]),
     ("vendor.readthedocs", [ROOT / ".readthedocs.yaml"]),
@@ -152,3 +154,28 @@ def test_the_issue_form_asks_for_the_paste():
     form = yaml.safe_load((ROOT / ".github/ISSUE_TEMPLATE/missing-error.yml").read_text())
     paste = next(item for item in form["body"] if item.get("id") == "paste")
     assert paste["type"] == "textarea" and paste["validations"]["required"] is True
+
+
+def test_the_weekly_link_check_lists_dead_links_by_page(tmp_path):
+    """The job's report: linkcheck's broken links by page, nothing when none is broken."""
+    output = tmp_path / "output.json"
+    lines = [
+        {"filename": "errors/cuda/cuda-runtime-oom.md", "lineno": 12, "status": "broken", "code": 404,
+         "uri": "https://github.com/example/gone/issues/1", "info": "404 Client Error: Not Found"},
+        {"filename": "errors/cuda/cuda-runtime-oom.md", "lineno": 14, "status": "working", "code": 0,
+         "uri": "https://github.com/example/here/issues/2", "info": ""},
+        {"filename": "docs/lookup.md", "lineno": 3, "status": "redirected", "code": 301,
+         "uri": "https://old.example.org", "info": "https://new.example.org"},
+    ]
+    output.write_text("\n".join(map(json.dumps, lines)) + "\n")
+    script = ROOT / ".github/scripts/dead_links.py"
+    done = subprocess.run([sys.executable, str(script), str(output)], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "found 1 dead link(s)" in done.stdout
+    assert "## errors/cuda/cuda-runtime-oom.md\n- line 12: https://github.com/example/gone/issues/1 " \
+           "(404 Client Error: Not Found)" in done.stdout
+    output.write_text(json.dumps(lines[1]) + "\n")
+    done = subprocess.run([sys.executable, str(script), str(output)], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (1, "")
+    workflow = load(LINKS)
+    assert "schedule" in workflow["on"] and workflow["permissions"] == {"contents": "read", "issues": "write"}

@@ -60,6 +60,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from .site.catalogue import setup_catalogue
     from .site.config import setup_config
     from .site.containment import setup_containment
+    from .site.coverage import setup_coverage
     from .site.domain import load_records
     from .examples.build import setup_examples
     from .site.indexes import setup_indexes
@@ -78,6 +79,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_pages(app)
     setup_catalogue(app)
     setup_indexes(app)
+    setup_coverage(app)
     setup_links(app)
     setup_outputs(app)
     setup_reference(app)

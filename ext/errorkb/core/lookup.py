@@ -16,7 +16,8 @@ reads.  ``lookup`` runs one paste:
    literal word (lowest document frequency over all templates; the longest literal run where it
    has no whole word), all its other words and all its literal runs (``matcher.py``, shared with
    the record checks and the snippet judge); templates are linear (``templates.py``), so the
-   whole search is linear in the paste.  Every occurrence counts.
+   whole search is linear in the paste.  A line repeated (its log prefix's numbers aside) is
+   matched once, at its last copy, where its match would stand among equals.
 3. Each occurrence gets a standing from what precedes it in its line: an *error line* when an
    exception class or status label (``RuntimeError:``, ``RESOURCE_EXHAUSTED:``) or a log level
    (``ERROR``, ``FATAL``, glog's ``E``/``F``) comes before it, or nothing does; a *mention* when,
@@ -217,7 +218,7 @@ class Entry(Candidate):
 
     record: int = 0  # index into LookupIndex.records
 
-    @property
+    @functools.cached_property
     def specificity(self) -> int:
         return self.template.specificity
 
@@ -544,8 +545,9 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     """Records with a template that matches a line or two adjacent lines joined, or whose code,
     id or alias a line names, ranked (see the module's docstring)."""
     words = LineWords(paste.lines)
-    holding = words.holding(index.keys)  # key -> the lines that hold it
-    matcher = LineMatcher(paste.lines, words, SCAN_FROM)
+    last = last_copies(paste)
+    holding = {key: [i for i in found if i in last] for key, found in words.holding(index.keys).items()}
+    matcher = LineMatcher(paste.lines, words, SCAN_FROM, among=last)
     short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
     for e in index.always:
         short_listed[e] = matcher.lines_holding(index.entries[e].runs[0])
@@ -569,6 +571,19 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
         exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
                             spans.get(i, []))
     return _rank(index, exact)
+
+
+_DIGIT_RUNS = re.compile(r"[0-9]+")
+
+
+def last_copies(paste: Paste) -> set[int]:
+    """The lines that are the last copy of their text (and of their log prefix, its numbers aside):
+    a line repeated is matched once, where it last occurs, which is where its match would stand."""
+    last: dict[tuple[str, str], int] = {}
+    for i, (line, raw) in enumerate(zip(paste.lines, paste.raw)):
+        prefix = "" if raw == line else (m.group() if (m := _PREFIX.match(raw)) else "")
+        last[(line, _DIGIT_RUNS.sub("", prefix))] = i
+    return set(last.values())
 
 
 def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matched: bool,

@@ -16,7 +16,7 @@ import dataclasses
 import functools
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 
 from .templates import Template, compile_template, parse
 
@@ -133,18 +133,22 @@ class LineMatcher:
     """Runs templates on the lines that short-list them; a text is searched once per template.
 
     ``scan_from``: the short-listed lines beyond which a template's lines are kept only near a
-    copy of its longest literal run, found in one scan of the whole text.
+    copy of its longest literal run, found in one scan of the whole text.  ``among``: the lines
+    that scan reads (all by default).
     """
 
-    def __init__(self, lines: list[str], words: LineWords | None = None, scan_from: int = 1000):
+    def __init__(self, lines: list[str], words: LineWords | None = None, scan_from: int = 1000,
+                 among: Container[int] | None = None):
         self.lines, self.words, self.scan_from = lines, words or LineWords(lines), scan_from
+        self.among = among
         self.searched: dict[tuple[int, str], list[re.Match[str]]] = {}
         self.holding_run: dict[str, list[int]] = {}
 
     @functools.cached_property
     def flat(self) -> tuple[str, list[int]]:
-        """The lines as one text, and where each line starts in it."""
-        return "\n".join(self.lines), list(itertools.accumulate((len(line) + 1 for line in self.lines), initial=0))
+        """The lines scanned as one text (the others left empty), and where each line starts in it."""
+        lines = self.lines if self.among is None else [t if i in self.among else "" for i, t in enumerate(self.lines)]
+        return "\n".join(lines), list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
 
     def lines_holding(self, run: str) -> list[int]:
         """The lines that contain ``run`` (once per copy), found in one scan of the text."""

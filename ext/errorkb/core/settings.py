@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import runpy
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .records import MAX_RECORD_BYTES
-from .schema import Schema, SchemaError, schema_from
+from .schema import SLUG, Schema, SchemaError, schema_from
 from .templates import parse_size
 from .triage import Kind, kinds_from
 
@@ -83,6 +84,11 @@ OPTIONS: tuple[Option, ...] = (
            "``name``, ``title``, ``page`` (its triage page), ``cues`` (phrases that give it away) and "
            "``records`` (a field and the values of the kind's records, among which closest answers are chosen). "
            "The kind without cues is the one a paste gets when it holds none.", "html"),
+    Option("errorkb_code_catalogues", {}, (dict,),
+           "The vendors' catalogues of error codes the site follows: a name (used in URLs) -> a YAML file relative "
+           "to the source folder, with ``title``, ``vendor``, ``url`` and ``codes`` (each ``code``, ``meaning`` and "
+           "an optional ``url``). The site shows which codes have a record and invites a contribution for the rest.",
+           "html"),
     Option("errorkb_llms_summary",
            "A knowledge base of error messages. Each error page gives the exact messages, the causes, "
            "the fixes to try in order, and how to tell which cause applies.", (str,),
@@ -116,6 +122,7 @@ class Settings:
     checked_max_age: int  # days; 0: never
     current_releases: dict[str, str]  # product -> its current release
     kinds: tuple[Kind, ...]
+    code_catalogues: dict[str, str]  # name -> its file, relative to the source folder, '/'-separated
 
     def is_record_page(self, docname: str) -> bool:
         return docname.startswith(self.records_dir + "/")
@@ -149,7 +156,20 @@ def settings_from(values: dict[str, Any]) -> Settings:
         checked_max_age=_days(values["errorkb_checked_max_age"]),
         current_releases=_releases(values["errorkb_current_releases"]),
         kinds=kinds_from(values["errorkb_kinds"], [f.name for f in schema.dimensions]),
+        code_catalogues=_code_catalogues(values["errorkb_code_catalogues"]),
     )
+
+
+def _code_catalogues(value: dict[Any, Any]) -> dict[str, str]:
+    out = {}
+    for name, file in value.items():
+        if not isinstance(name, str) or not re.match(SLUG, name):
+            raise ValueError(f"errorkb_code_catalogues: {name!r} is not a lower-case slug such as 'neuron-compiler'")
+        path = PurePosixPath(str(file).replace(os.sep, "/"))
+        if not isinstance(file, str) or path.is_absolute() or ".." in path.parts or path.suffix not in (".yaml", ".yml"):
+            raise ValueError(f"errorkb_code_catalogues[{name!r}] = {file!r} is not a YAML file inside the source folder")
+        out[name] = str(path)
+    return out
 
 
 def _days(value: int) -> int:

@@ -35,6 +35,7 @@ from sphinx.util import logging
 
 from .config import settings
 from .domain import err_domain, link_text
+from .coverage import page_names as coverage_pages
 from .indexes import BUILDERS, page_names
 
 logger = logging.getLogger(__name__)
@@ -246,7 +247,7 @@ def sitemap(app: Sphinx) -> str | None:
     base = base_url(app)
     if not base:
         return None
-    pages = sorted(app.env.all_docs) + page_names(app, err_domain(app.env).catalogue)
+    pages = sorted(app.env.all_docs) + page_names(app, err_domain(app.env).catalogue) + coverage_pages(app)
     urls = "".join(f"  <url><loc>{html.escape(base + app.builder.get_target_uri(p))}</loc></url>\n" for p in pages)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + urls + "</urlset>\n")

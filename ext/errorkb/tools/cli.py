@@ -78,6 +78,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     One ``file:line: message`` per problem on standard output; exit 1 on any, 2 when the site
     has no records or the linter is missing.
     """
+    from ..core.code_catalogues import coverage, load_code_catalogues
     from .lint import LintUnavailable, lint_prose
     from .project import ProjectError
 
@@ -88,6 +89,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"errorkb check: {exc}", file=sys.stderr)
         return 2
     catalogue, problems = project.load()
+    code_catalogues, catalogue_problems = load_code_catalogues(project.settings.code_catalogues, project.root)
+    problems += catalogue_problems
     try:
         prose = lint_prose(_lintable_records(project) + _site_markdown(project), root=project.root)
     except LintUnavailable as exc:
@@ -98,6 +101,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     for problem in problems:
         print(problem)
     _warn_stale(project, catalogue)
+    for vendor in code_catalogues:
+        covered = sum(record is not None for _, record in coverage(vendor, catalogue.records.values()))
+        print(f"{vendor.title}: {covered} of {len(vendor.codes)} codes have a record", file=sys.stderr)
     count = len(catalogue.records)
     if problems:
         print(f"{len(problems)} problem(s) in the records and guides", file=sys.stderr)

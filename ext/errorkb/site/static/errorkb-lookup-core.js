@@ -436,6 +436,22 @@
     return found;
   }
 
+  // The lines that are the last copy of their text and of their log prefix, its numbers aside
+  // (lookup.py: last_copies).
+  function lastCopies(index, paste) {
+    const last = new Map();
+    paste.lines.forEach(function (line, i) {
+      const raw = paste.raw[i];
+      let prefix = "";
+      if (raw !== line) {
+        const m = index.rx.prefix.exec(raw);
+        if (m) prefix = m[0];
+      }
+      last.set(line + "\u0000" + prefix.replace(/[0-9]+/g, ""), i);
+    });
+    return new Set(last.values());
+  }
+
   function exactMatches(index, paste) {
     const lines = paste.lines;
     const wordSets = new Map();
@@ -443,9 +459,10 @@
       if (!wordSets.has(i)) wordSets.set(i, new Set(lineWords(index, lines[i])));
       return wordSets.get(i);
     }
+    const last = lastCopies(index, paste);
     const holding = new Map();  // key -> the lines that hold it
     for (let i = 0; i < lines.length; i++) {
-      if (!lines[i]) continue;
+      if (!lines[i] || !last.has(i)) continue;
       const found = lineWords(index, lines[i]);
       for (let k = 0; k < found.length; k++) {
         const w = found[k];
@@ -462,9 +479,10 @@
     function linesHolding(run) {  // the lines that contain run (once per copy), in one scan
       if (!holdingRun.has(run)) {
         if (!flat) {
+          const scanned = lines.map(function (line, i) { return last.has(i) ? line : ""; });
           const starts = [0];
-          for (const line of lines) starts.push(starts[starts.length - 1] + line.length + 1);
-          flat = { text: lines.join("\n"), starts: starts };
+          for (const line of scanned) starts.push(starts[starts.length - 1] + line.length + 1);
+          flat = { text: scanned.join("\n"), starts: starts };
         }
         const found = [];
         for (let at = flat.text.indexOf(run); at >= 0; at = flat.text.indexOf(run, at + 1)) {
