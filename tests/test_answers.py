@@ -29,12 +29,12 @@ def test_the_records_are_found_in_the_root_given_else_the_environment_else_here_
     (elsewhere / "errors" / "handlers.py").write_text("")
     monkeypatch.chdir(elsewhere)
     monkeypatch.delenv("ERRORKB_ROOT", raising=False)
-    assert find_site(root).root == root
-    assert find_site().root == ROOT  # the checkout this package is installed from
+    assert Path(find_site(root).root) == root
+    assert Path(find_site().root) == ROOT  # the checkout this package is installed from
     monkeypatch.chdir(root)
-    assert find_site().root == root
+    assert Path(find_site().root) == root
     monkeypatch.chdir(root / "errors")  # the site's conf.py is found from a folder inside it
-    assert find_site().root == root
+    assert Path(find_site().root) == root
     monkeypatch.setenv("ERRORKB_ROOT", str(elsewhere))
     with pytest.raises(LookupError, match=f"no records in {elsewhere / 'errors'}; give --root or set ERRORKB_ROOT"):
         find_site()

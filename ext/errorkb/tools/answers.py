@@ -16,7 +16,6 @@ else ``errorkb_base_url`` (or ``html_baseurl``) in the site's ``conf.py``.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from ..core.lookup import Match, lookup
@@ -24,6 +23,8 @@ from .catalogue_cache import compiled_site
 from .compiled import Compiled
 from .project import ProjectError, find_conf
 
+#: The checkout an editable install runs from: this file is its ext/errorkb/tools/answers.py.
+CHECKOUT = os.path.realpath(os.path.join(__file__, os.pardir, os.pardir, os.pardir, os.pardir))
 #: At most this many fixes, and characters of the matched text, are shown in a block.
 BLOCK_FIXES = 3
 BLOCK_TEXT = 200
@@ -37,12 +38,12 @@ def find_site(root: str | os.PathLike[str] | None = None, records: str | None = 
     given); a folder of the user's own that happens to be called ``errors`` is passed over.
     """
     if root is not None and str(root) != ".":
-        candidates = [Path(root)]
+        candidates = [os.fspath(root)]
     else:
         env = os.environ.get("ERRORKB_ROOT")
-        conf = find_conf(Path.cwd())
-        here = [conf.parent] if conf is not None else [Path.cwd()]
-        candidates = [Path(env)] if env else here + [Path(__file__).resolve().parents[3]]
+        conf = find_conf(os.getcwd())
+        here = [os.path.dirname(conf)] if conf is not None else [os.getcwd()]
+        candidates = [env] if env else [*here, CHECKOUT]
     tried = []
     for candidate in dict.fromkeys(candidates):
         try:
@@ -142,7 +143,8 @@ class Answers:
             lines.append(f"  {found['message']} (fix {found['fix']}: {found['fix_title']})")
         for n, fix in enumerate(record["fixes"][:BLOCK_FIXES], 1):
             lines.append(f"  fix {n}: {fix}")
-        explain = "errorkb explain" if self.root.resolve() == Path.cwd().resolve() else f"errorkb --root {self.root} explain"
+        here = os.path.realpath(self.root) == os.path.realpath(os.getcwd())
+        explain = "errorkb explain" if here else f"errorkb --root {self.root} explain"
         lines.append(f"  more: {record['url'] if self.base_url else explain + ' ' + record['id']}")
         others = [m.record["id"] for m in matches if (m.exact or m.also) and m is not best]
         if others:

@@ -26,7 +26,6 @@ import os
 import sys
 import time
 import zlib
-from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -46,12 +45,13 @@ def cache_dir() -> str:
     return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "errorkb")
 
 
-def compiled_site(root: Path | None = None, conf: Path | None = None, records: str | None = None) -> Compiled:
+def compiled_site(root: str | os.PathLike[str] | None = None, conf: str | os.PathLike[str] | None = None,
+                  records: str | None = None) -> Compiled:
     """The compiled catalogue of the site :func:`~.project.site_of` finds, with ``records``
     overriding its records folder: the cached one while it is current, else compiled from the
     records and cached.  Raises :class:`~.project.ProjectError` for a site that cannot be used."""
     folder, conf = site_of(root, conf)
-    where = {"folder": str(folder.absolute()), "conf": str(conf.absolute()) if conf else None, "records": records,
+    where = {"folder": os.path.abspath(folder), "conf": os.path.abspath(conf) if conf else None, "records": records,
              "errorkb": PACKAGE, "version": __version__, "python": sys.version}
     path = os.path.join(cache_dir(), _file_name(where))
     return _read(path, where) or _compile(path, where, folder, conf, records)
@@ -105,11 +105,10 @@ def _read_details(path: str, head: dict[str, Any]) -> dict[str, Any]:
     except (OSError, ValueError, KeyError, TypeError):
         pass
     where = head["key"]["where"]
-    conf = Path(where["conf"]) if where["conf"] else None
-    return _compile(path, where, Path(where["folder"]), conf, where["records"]).details
+    return _compile(path, where, where["folder"], where["conf"], where["records"]).details
 
 
-def _compile(path: str, where: dict[str, Any], folder: Path, conf: Path | None, records: str | None) -> Compiled:
+def _compile(path: str, where: dict[str, Any], folder: str, conf: str | None, records: str | None) -> Compiled:
     """Compile the site's records and cache them; stamped before they are read, so that a file
     changed while they are read is not taken for the one compiled."""
     from .project import open_project

@@ -14,12 +14,13 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..core.lookup import Triage
     from ..core.records import Catalogue
     from .compiled import Compiled
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 def _project(args: argparse.Namespace) -> Project:
     """The site of ``--conf``, ``--root`` or the working folder, with its ``conf.py``'s settings."""
+    from pathlib import Path
+
     from .project import ProjectError, open_project
 
     if getattr(args, "project", None) is None:
@@ -46,8 +49,7 @@ def _site(args: argparse.Namespace) -> Compiled:
     from .project import ProjectError
 
     try:
-        return compiled_site(Path(args.root) if args.root else None, conf=Path(args.conf) if args.conf else None,
-                             records=args.records)
+        return compiled_site(args.root or None, conf=args.conf or None, records=args.records)
     except ProjectError as exc:
         print(f"errorkb: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -138,7 +140,8 @@ def _pasted_message(args: argparse.Namespace) -> str:
     if args.message_file is not None:
         if args.message_file == "-":
             return sys.stdin.read()
-        return Path(args.message_file).read_text(encoding="utf-8")
+        with open(args.message_file, encoding="utf-8") as f:
+            return f.read()
     if args.message is not None or not sys.stdin.isatty():
         return args.message or ""
     # Read the whole paste, so that no line of it is left over for the shell to run.
@@ -263,7 +266,8 @@ def _lookup_index(args: argparse.Namespace):
 
     if args.index:
         try:
-            return LookupIndex.from_json(json.loads(Path(args.index).read_text(encoding="utf-8")))
+            with open(args.index, encoding="utf-8") as f:
+                return LookupIndex.from_json(json.load(f))
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
             raise SystemExit(f"errorkb: cannot read the lookup index {args.index}: {exc}") from None
     site = _site(args)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.lookup import LookupIndex, build_index, record_url
@@ -33,12 +32,13 @@ class Compiled:
         self._read_details = details
 
     @property
-    def root(self) -> Path:
-        return Path(self.head["root"])
+    def root(self) -> str:
+        """The site's folder."""
+        return self.head["root"]
 
     @property
-    def records_dir(self) -> Path:
-        return Path(self.head["records"])
+    def records_dir(self) -> str:
+        return self.head["records"]
 
     @property
     def record_files(self) -> int:
