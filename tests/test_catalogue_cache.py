@@ -157,3 +157,13 @@ def test_a_lookup_from_the_compiled_catalogue_loads_no_more_than_it_needs(root: 
                            env=env, cwd=ROOT) for _ in range(2)]
     assert "pydantic" in runs[0].stdout  # the first run compiles the records
     assert runs[1].stdout.splitlines()[-1] == "[]"
+
+
+def test_a_named_pipe_or_an_oversized_file_among_the_records_neither_hangs_nor_is_read(root: Path, compiled: list[Path]):
+    os.mkfifo(root / "errors/demo/pipe.md")
+    huge = root / "errors/demo/huge.md"
+    with huge.open("wb") as f:
+        f.truncate(1 << 40)  # a terabyte, sparse: refused by its size, never read
+    assert title(root) == "Demo device ran out of memory"
+    assert title(root) == "Demo device ran out of memory"
+    assert compiled == [root]

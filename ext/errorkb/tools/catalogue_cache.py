@@ -11,7 +11,8 @@ every Markdown file under the records folder.  Each of those files is stamped wi
 modification time and inode, and a digest of its bytes: a file whose stamp changed is hashed,
 and counts as unchanged (its stamp renewed) when its bytes are; a file modified less than
 :data:`RACE` before it was stamped is hashed on every run, as a change in the same tick of the
-file system's clock may keep its stamp.  Otherwise the records are compiled again and the file
+file system's clock may keep its stamp.  A file that is not a regular one, or larger than the
+site's largest record (which the records' loader refuses unread), is judged by its stamp.  Otherwise the records are compiled again and the file
 is written anew, whole or not at all.  A file that cannot be read is compiled again; one that
 cannot be written leaves the answer to come from the records, more slowly.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import time
 import zlib
@@ -114,9 +116,9 @@ def _compile(path: str, where: dict[str, Any], folder: str, conf: str | None, re
     from .project import open_project
 
     now = time.time_ns()
-    conf_stamps = _stamps([where["conf"]] if where["conf"] else [])
+    stamps = _stamps([*_modules(), *([where["conf"]] if where["conf"] else [])])  # before conf.py runs
     project = open_project(folder, conf=conf, records=records)
-    stamps = {**_stamps(_modules()), **conf_stamps, **_stamps(_markdown_under(str(project.records)))}
+    stamps |= _stamps(_markdown_under(str(project.records)), project.settings.max_record_size)
     head, details = compile_project(project)
     head = {"key": {"format": FORMAT, "where": where, "compiled": now, "stamped_at": now, "stamps": stamps}, **head}
     _write(path, [head, details])
@@ -161,19 +163,26 @@ def _stat(path: str) -> list[int | None]:
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _digest(path: str) -> str | None:
-    import hashlib
-
+def _digest(path: str, limit: int | None = None) -> str | None:
+    """The digest of a regular file's bytes; None for anything else, or a file larger than
+    ``limit``, which the records' loader refuses unread (its stat alone matters)."""
     try:
-        with open(path, "rb") as f:
-            return hashlib.blake2b(f.read(), digest_size=16).hexdigest()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a named pipe does not block
     except OSError:
         return None
+    with open(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (limit is not None and st.st_size > limit):
+            return None
+        import hashlib
+
+        return hashlib.file_digest(f, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
 
 
-def _stamps(paths: list[str]) -> Stamps:
-    """Each file stamped: its size, modification time and inode, then the digest of its bytes."""
-    return {path: [*_stat(path), _digest(path)] for path in paths}
+def _stamps(paths: list[str], limit: int | None = None) -> Stamps:
+    """Each file stamped: its size, modification time and inode, then the digest of its bytes
+    (of those not larger than ``limit``)."""
+    return {path: [*_stat(path), _digest(path, limit)] for path in paths}
 
 
 def _racy(stamp: list[Any], stamped_at: int) -> bool:
@@ -181,14 +190,15 @@ def _racy(stamp: list[Any], stamped_at: int) -> bool:
 
 
 def _renewed(stamps: Stamps, stamped_at: int, now: int) -> Stamps | None:
-    """``stamps`` as of ``now``; None when a file's bytes changed.  A file whose stamp is the same
-    and was not racy keeps it; any other is hashed, and gets its new stamp if its bytes are the same."""
+    """``stamps`` as of ``now``; None when a file changed.  A file whose stamp is the same and was
+    not racy keeps it; any other of the same size is hashed, and gets its new stamp if its bytes
+    are the same (a file without a digest is judged by its stamp alone)."""
     renewed = {}
     for path, stamp in stamps.items():
         current = _stat(path)
-        if current == stamp[:3] and not _racy(stamp, stamped_at):
+        if current == stamp[:3] and (stamp[3] is None or not _racy(stamp, stamped_at)):
             renewed[path] = stamp
-        elif _digest(path) == stamp[3]:
+        elif stamp[3] is not None and current[0] == stamp[0] and _digest(path) == stamp[3]:
             renewed[path] = [*current, stamp[3]]
         else:
             return None
