@@ -42,9 +42,9 @@ def answer(index, paste: str) -> dict:
             "kind": result.kind.as_json() if result.kind else None}
 
 
-@pytest.mark.parametrize("site", ["the site", "the demo"])
-def test_every_example_and_title_is_answered_as_the_records_answer_it(site: str, demo: Path, monkeypatch):
-    root = ROOT if site == "the site" else demo
+@pytest.mark.parametrize("which", ["the site", "the demo"])
+def test_every_example_and_title_is_answered_as_the_records_answer_it(which: str, demo: Path, monkeypatch):
+    root = ROOT if which == "the site" else demo
     monkeypatch.setenv("ERRORKB_BASE_URL", BASE)
     _, catalogue, index = from_records(root, BASE)
     answers = Answers.load(root)
@@ -60,9 +60,9 @@ def test_every_example_and_title_is_answered_as_the_records_answer_it(site: str,
     assert [r["fixes"] for r in answers.index.records] == [r["fixes"] for r in index.records]
 
 
-@pytest.mark.parametrize("site", ["the site", "the demo"])
-def test_every_record_is_explained_as_the_records_explain_it(site: str, demo: Path, monkeypatch, capsys):
-    root = ROOT if site == "the site" else demo
+@pytest.mark.parametrize("which", ["the site", "the demo"])
+def test_every_record_is_explained_as_the_records_explain_it(which: str, demo: Path, monkeypatch, capsys):
+    root = ROOT if which == "the site" else demo
     monkeypatch.setenv("ERRORKB_BASE_URL", BASE)
     project, catalogue, _ = from_records(root, BASE)
     answers = Answers.load(root)
