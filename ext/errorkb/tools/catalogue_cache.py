@@ -12,9 +12,10 @@ modification time and inode, and a digest of its bytes: a file whose stamp chang
 and counts as unchanged (its stamp renewed) when its bytes are; a file modified less than
 :data:`RACE` before it was stamped is hashed on every run, as a change in the same tick of the
 file system's clock may keep its stamp.  A file that is not a regular one, or larger than the
-site's largest record (which the records' loader refuses unread), is judged by its stamp.  Otherwise the records are compiled again and the file
-is written anew, whole or not at all.  A file that cannot be read is compiled again; one that
-cannot be written leaves the answer to come from the records, more slowly.
+site's largest record (which the records' loader refuses unread), is judged by its stamp.
+Otherwise the records are compiled again and the file is written anew, whole or not at all.  A
+file that cannot be read is compiled again; one that cannot be written leaves the answer to
+come from the records, more slowly.
 
 ``conf.py`` is not run to check the file, so a setting it reads from the environment is read
 again when ``conf.py`` changes; ``ERRORKB_BASE_URL`` is read on every run.
@@ -82,7 +83,7 @@ def _read(path: str, where: dict[str, Any]) -> Compiled | None:
         stamps = key["stamps"]
         if sorted(stamps) != sorted(_sources(where, head["records"])):
             return None
-        renewed = _renewed(stamps, key["stamped_at"], now)
+        renewed = _renewed(stamps, key["stamped_at"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if renewed is None:
@@ -121,7 +122,7 @@ def _compile(path: str, where: dict[str, Any], folder: str, conf: str | None, re
     stamps |= _stamps(_markdown_under(str(project.records)), project.settings.max_record_size)
     head, details = compile_project(project)
     head = {"key": {"format": FORMAT, "where": where, "compiled": now, "stamped_at": now, "stamps": stamps}, **head}
-    _write(path, [head, details])
+    _write(path, [_line(head), _line(details)])
     return Compiled(head, lambda: details)
 
 
@@ -189,8 +190,8 @@ def _racy(stamp: list[Any], stamped_at: int) -> bool:
     return stamp[1] is not None and stamp[1] > stamped_at - RACE
 
 
-def _renewed(stamps: Stamps, stamped_at: int, now: int) -> Stamps | None:
-    """``stamps`` as of ``now``; None when a file changed.  A file whose stamp is the same and was
+def _renewed(stamps: Stamps, stamped_at: int) -> Stamps | None:
+    """``stamps`` as they are now; None when a file changed.  A file whose stamp is the same and was
     not racy keeps it; any other of the same size is hashed, and gets its new stamp if its bytes
     are the same (a file without a digest is judged by its stamp alone)."""
     renewed = {}
@@ -205,16 +206,21 @@ def _renewed(stamps: Stamps, stamped_at: int, now: int) -> Stamps | None:
     return renewed
 
 
-def _write(path: str, lines: list[dict[str, Any]]) -> None:
+def _line(data: dict[str, Any]) -> bytes:
+    """One line of JSON, in ASCII (no line end inside); a value JSON has no type for (a date that
+    YAML read) as its text."""
+    return json.dumps(data, separators=(",", ":"), default=str).encode() + b"\n"
+
+
+def _write(path: str, lines: list[bytes]) -> None:
     """Write the file whole or not at all; a cache that cannot be written is passed over."""
     partial = f"{path}.{os.getpid()}"
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        with open(partial, "w", encoding="utf-8") as f:
-            for line in lines:
-                f.write(json.dumps(line, separators=(",", ":")) + "\n")
+        with open(partial, "wb") as f:
+            f.writelines(lines)
         os.replace(partial, path)
-    except (OSError, ValueError, TypeError):
+    except OSError:
         try:
             os.unlink(partial)
         except OSError:
@@ -227,7 +233,7 @@ def _rewrite_head(path: str, head: dict[str, Any]) -> None:
         with open(path, "rb") as f:
             if not _same_compile(f.readline(), head):
                 return
-            details = json.loads(f.readline())
+            details = f.read()
     except (OSError, ValueError, KeyError, TypeError):
         return
-    _write(path, [head, details])
+    _write(path, [_line(head), details])
