@@ -81,7 +81,7 @@ def synthetic(count: int, seed: int = 7) -> tuple[Catalogue, list[str]]:
         examples.append(example.format(**fill))
         records[rid] = SimpleNamespace(
             id=rid, code=f"B{i:05d}", codes=(f"B{i:05d}",), title=f"Synthetic error {i}", aliases=[], path=f"errors/bench/{rid}.md",
-            templates=((compiled,),), messages=[SimpleNamespace(examples=[SimpleNamespace(text=examples[-1])])],
+            templates=(compiled,), messages=[SimpleNamespace(examples=[SimpleNamespace(text=examples[-1])])],
             fixes=(Fix("Use a smaller batch", "", 1), Fix("Free memory", "", 2)), diagnoses=[])
     return Catalogue(records), examples  # type: ignore[arg-type]
 
@@ -131,10 +131,11 @@ def gzipped(data: bytes) -> int:
 
 
 def field_sizes(index: dict) -> dict[str, int]:
-    """Gzipped bytes of each field of the index's record rows, each field compressed alone."""
-    names = ("id", "code", "title", "url", "fixes", "words", "templates", "aliases", "diagnoses")
+    """Gzipped bytes of each field of the index's record rows, each field compressed alone, and
+    of the rest (the rules: expressions, limits, notices)."""
+    names = ("id", "code", "title", "url", "fixes", "terms", "templates", "aliases", "diagnoses")
     columns = {name: [row[i] for row in index["records"]] for i, name in enumerate(names)}
-    columns["patterns"] = index["patterns"]
+    columns["rules"] = {k: v for k, v in index.items() if k != "records"}
     return {name: gzipped(json.dumps(column, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
             for name, column in columns.items()}
 

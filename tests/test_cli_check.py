@@ -47,7 +47,8 @@ BAD_RECORDS = {
                                             "{what:text} starts the template, so a search would run it from every character"),
     "template that matches almost anything": (("DemoError: could not allocate {requested:size} on device {device:int}\"",
                                                "out of memory\""), "template:", "matches almost anything"),
-    "example that does not match": (("on device 0\"", "on the device\""), "- \"DemoError", "messages[0].examples[0] does not match its template"),
+    "example that does not match": (("on device 0\"", "on the device\""), "- \"DemoError", "messages[0].examples[0] does not match its template: matching stops at character 39, "
+                                    "where ' on device ' should follow but the line has ' on the device'"),
     "related id that does not exist": (("related: []", "related: [demo-nope]"), "related:", "no record has the id 'demo-nope'"),
     "missing section": (("## Debugging\n\nPrint the memory in use before the failing step.\n", ""), None, "missing section '## Debugging'"),
     "unfilled placeholder": (("left.\n", "left.\nTODO: say why.\n"), "TODO: say why", "unfilled scaffold placeholder"),

@@ -168,6 +168,7 @@ def test_new_asks_in_a_terminal(project):
         ("buffer 'u8[1024]{0}' too big", "buffer {quoted:quoted} too big"),
         ("literal {braces} stay E1000 xla_2 v5e", "literal {{braces}} stay E1000 xla_2 v5e"),
         ("count 1,024 items", "count {int:int} items"),
+        ("GET https://example.com/v1/x?id=3 failed.", "GET {url:url} failed."),
     ],
 )
 def test_first_template_types_each_variable_part(message, template):

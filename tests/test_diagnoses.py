@@ -15,7 +15,8 @@ from errorkb.core.diagnoses import (Diagnosis, DiagnosisError, Spec, applies, ch
                                parse_condition, parse_message, round_half_up)
 from errorkb.core.lookup import UNIT_FACTORS
 from errorkb.core.records import RecordError, load_catalogue, load_record
-from errorkb.core.templates import SIZE_PARTS, Value, compile_template
+from errorkb.core.templates import compile_template
+from errorkb.core.values import SIZE_PARTS, Value
 from system_tools import require
 
 CORE = ROOT / "ext" / "errorkb" / "site" / "static" / "errorkb-lookup-core.js"

@@ -232,3 +232,41 @@ def test_an_interrupted_build_leaves_the_last_site_and_the_next_build_succeeds(p
     assert "Demo device ran out, again" in (site / "errors.json").read_text(encoding="utf-8")
     assert {p.relative_to(site) for p in site.rglob("*") if p.is_file()} >= set(before)
     assert sorted(p.name for p in site.parent.iterdir()) == ["doctrees", "html"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Catch-all templates
+
+
+def with_message(template: str, example: str) -> str:
+    """The demo record with a second message: ``template`` and one example."""
+    first = '      - "DemoError: could not allocate 2.00 GiB on device 0"\n'
+    return record_text().replace(first, first + f'  - template: "{template}"\n    examples:\n      - "{example}"\n', 1)
+
+
+@pytest.mark.parametrize(("template", "example"), [
+    ("^Traceback (most recent call last):$", "Traceback (most recent call last):"),
+    ("^Error$", "Error"),
+    ("During handling of the above exception, another exception occurred:",
+     "During handling of the above exception, another exception occurred:"),
+])
+def test_a_template_that_answers_every_failure_is_refused_at_its_line(project, template: str, example: str) -> None:
+    """A whole line without placeholders is judged by its words like any other template: one
+    that every Python traceback prints would be the exact answer under every failure that
+    ``errorkb run`` and the hook see."""
+    text = with_message(template, example)
+    project.add_record(text)
+    line = line_of(text, f'- template: "{template}"')
+    complaint = "matches almost anything: its words"
+    checked = errorkb(project, "check")
+    assert checked.returncode == 1
+    assert any(out.startswith(f"{RECORD}:{line}: messages[1].template: {complaint}") for out in checked.stdout.splitlines()), \
+        checked.stdout
+    built = project.build()
+    assert built.returncode == 1 and f"{RECORD}:{line}: ERROR: messages[1].template: {complaint}" in built.stderr
+
+
+def test_a_short_whole_line_that_names_what_happened_is_accepted(project) -> None:
+    project.add_record(with_message("^Killed$", "Killed"))
+    checked = errorkb(project, "check")
+    assert checked.returncode == 0, checked.stdout

@@ -14,7 +14,8 @@ from errorkb.core import lookup as engine
 from errorkb.core.lookup import (ERROR, MENTION, OTHER, LookupIndex, build_index, lookup, normalise, standing,
                             terms, whole_words)
 from errorkb.core.records import load_catalogue
-from errorkb.core.templates import Value, compile_template
+from errorkb.core.templates import compile_template
+from errorkb.core.values import Value
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
 from lookup_records import write_records
 
@@ -375,7 +376,7 @@ def build_index_from(templates: dict[str, str | list[str]]) -> LookupIndex:
             self.id, self.code, self.codes, self.title, self.aliases = id_, "", (), f"Record {id_}", []
             self.path = f"errors/x/{id_}.md"
             self.templates = tuple(compile_template(t) for t in ([template] if isinstance(template, str) else template))
-            self.messages = [type("M", (), {"examples": []})()]
+            self.messages = [type("M", (), {"examples": []})() for _ in self.templates]
             self.fixes, self.diagnoses = (), []
 
     return build_index(Catalogue({k: FakeRecord(k, t) for k, t in templates.items()}))  # type: ignore[arg-type]

@@ -12,22 +12,27 @@ import pytest
 
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
 from errorkb.tools.project import open_project
-from errorkb.core.lookup import build_index, lookup, whole_words
+from errorkb.core.lookup import build_index, lookup
 from test_lookup import HINTS_AND_QUOTES, log_lines
 from errorkb.core.records import load_catalogue
-from errorkb.core.templates import WORD, build, js_patterns, parse
+from errorkb.core.templates import Layout, Placeholder, build, parse
 from errorkb.core.triage import kinds_from
 from lookup_records import CODED, RECORDS, write_records
 from system_tools import require
 
 NODE_RUNNER = Path(__file__).with_name("lookup_node.js")
 CORE = ROOT / "ext" / "errorkb" / "site" / "static" / "errorkb-lookup-core.js"
-COMPILE_IN_NODE = """
+MATCH_IN_NODE = """
 const core = require(process.argv[1]);
 const job = JSON.parse(require("fs").readFileSync(0, "utf8"));
 process.stdout.write(JSON.stringify(job.templates.map(function (t) {
-  const c = core.compileTemplate(t, job.patterns, new RegExp(job.word, "g"));
-  return [c.js, c.names, c.types, c.spec, c.literal, c.words];
+  const regex = new RegExp(t[0], "gu");
+  return job.lines.map(function (line) {
+    return Array.from(line.matchAll(regex), function (m) {
+      return [[core.chars(line, m.index), core.chars(line, m.index + m[0].length)],
+              t[1].map(function (g) { return m[g] === undefined ? null : m[g]; })];
+    });
+  });
 })));
 """
 
@@ -151,23 +156,45 @@ def test_same_answers_on_the_project_catalogue(tmp_path: Path):
     assert_same(*run_both(catalogue, tmp_path, open_project(ROOT).settings.kinds))
 
 
-def test_the_browser_compiles_templates_as_templates_py_does(tmp_path: Path):
-    """The index ships template text only; the browser's matchers, placeholders, specificity and
-    short-listing words must be exactly those of the Python compiler."""
+SAMPLES = {"size": "2.00 GiB", "int": "1,024", "float": "1e-3", "hex": "0x7f", "shape": "[8, 1024]", "dtype": "bf16",
+           "device": "cuda:0", "path": "/tmp/x.pb", "identifier": "jit_step", "ref": "feature/login-2.x",
+           "url": "https://example.com/a?b=1#c", "status": "503", "quoted": "‘q’", "bracketed": "<module>",
+           "text": "some text"}
+
+
+def rendered(template) -> list[str]:
+    """Lines that the template should match: its parts with a sample value for each placeholder,
+    with every optional part and without any."""
+    layout = Layout(template.segments)
+    def render(keep) -> str:
+        return "".join(SAMPLES[item.type] if isinstance(item, Placeholder) else item
+                       for item, group in zip(layout.items, layout.groups) if keep(group))
+    return [render(lambda g: True), render(lambda g: g is None)]
+
+
+def test_the_browser_runs_each_template_s_pattern_as_python_does(tmp_path: Path):
+    """The index ships each template's regular expression; JavaScript must find the same matches
+    and values with it as Python, for the catalogues' templates and made-up ones that the proof
+    need not accept, on every example and on lines made from each template."""
     node = require("node", "nodejs")
-    texts = []
+    texts, lines = [], ["Killed 😀 (x a   more) 'q'.*+?| 😀", "Fail [/a/b] - id^ dev\\ end t rest here 𝔘"]
     for catalogue, _ in (load_catalogue(ROOT / "errors", schema=SITE_SCHEMA, root=ROOT), load_catalogue(write_records(tmp_path), schema=DEMO_SCHEMA, root=tmp_path)):
         texts += [t.text for record in catalogue.records.values() for t in record.templates]
+        lines += [e.text for record in catalogue.records.values() for m in record.messages for e in m.examples]
     texts += ["^  Killed {{a}} at {n:int}x$", "a{{b}}c {p:path}: {s:size}/{q:quoted} {t:text}#{d:device}. {i:identifier}-{dt:dtype}(x",
               "^{a:text} failed $$ at {n:int}$", "Fail [{p:path}] - {i:identifier}^ {d:device}\\ end {t:text} rest here",
               "Killed 😀 (x {t:text}   more) {q:quoted}.*+?|", "^{n:int}: Killed process {i:identifier}]$",
               "Out of memory: {a:size} free.{? Process {p:int} has {o:size} in use.}{? {x:size} allowed;} Of {t:text}all",
               "Killed process {p:int}{? ({n:identifier})} total-vm:{vm:int}kB{?, anon-rss:{rss:int}kB}",
-              "^Ran out {?of {i:identifier} }memory{? in {s:path}}$", "Failed {?to {x:text} }now: {d:device}{?:x}"]
-    compiled = [build(t, *parse(t)) for t in texts]  # the made-up ones need not pass the proof
-    proc = subprocess.run([node, "-e", COMPILE_IN_NODE, str(CORE)], capture_output=True, text=True, timeout=60,
-                          input=json.dumps({"templates": texts, "patterns": js_patterns(), "word": WORD.pattern}))
+              "^Ran out {?of {i:identifier} }memory{? in {s:path}}$", "Failed {?to {x:text} }now: {d:device}{?:x}",
+              "queue {name:quoted}1 of {n:int}0x{h:hex} is full",
+              "push to {u:url} of {r:ref} answered {s:status} {b:bracketed}: {why:text}, then {more:text}"]
+    compiled = [build(t, *parse(t)) for t in dict.fromkeys(texts)]
+    lines += [line for c in compiled for line in rendered(c)]
+    expected = [[[[list(m.span()), [m.group(g) for g in c.groups]] for m in c.regex.finditer(line)] for line in lines]
+                for c in compiled]
+    assert sum(bool(found) for per_template in expected for found in per_template) > len(compiled)
+    proc = subprocess.run([node, "-e", MATCH_IN_NODE, str(CORE)], capture_output=True, text=True, timeout=120,
+                          input=json.dumps({"templates": [[c.source, c.groups] for c in compiled], "lines": lines}))
     assert proc.returncode == 0, proc.stderr
-    expected = [[c.js_source, [p.name for p in c.placeholders], [p.type for p in c.placeholders], c.specificity,
-                 c.literal_text, list(whole_words(c))] for c in compiled]
     assert json.loads(proc.stdout) == expected

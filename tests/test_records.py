@@ -1,5 +1,6 @@
 """Loading records: every bad input is one problem naming file and line."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,9 @@ def test_where_an_example_was_seen_must_be_a_url(tmp_path):
 
 def test_a_seen_example_must_match_its_template(tmp_path):
     text = record_text().replace("related:", SEEN.replace("on device 3", "on GPU three") + "related:")
-    assert problems_of(tmp_path, text) == ["errors/demo/demo-oom.md:15: messages[0].examples[1] does not match its template"]
+    assert problems_of(tmp_path, text) == [
+        "errors/demo/demo-oom.md:15: messages[0].examples[1] does not match its template: matching stops at character 39, "
+        "where ' on device ' should follow but the line has ' on GPU three'"]
 
 
 def test_yaml_error(tmp_path):
@@ -89,7 +92,21 @@ def test_field_given_twice(tmp_path):
 
 def test_example_that_does_not_match_its_template(tmp_path):
     text = record_text().replace("on device 0\"", "on GPU zero\"")
-    assert problems_of(tmp_path, text) == ["errors/demo/demo-oom.md:14: messages[0].examples[0] does not match its template"]
+    assert problems_of(tmp_path, text) == [
+        "errors/demo/demo-oom.md:14: messages[0].examples[0] does not match its template: matching stops at character 39, "
+        "where ' on device ' should follow but the line has ' on GPU zero'"]
+
+
+@pytest.mark.parametrize(("example", "where"), [
+    ("DemoError: could not allocate two GB on device 0", "character 31, where {requested:size} finds no value in 'two GB on device 0'"),
+    ("DemoError: could not allocate 2.00 GiB on device zero", "character 50, where {device:int} finds no value in 'zero'"),
+    ("DemoError: could not reserve 2.00 GiB on device 0", "it does not hold the template's first literal 'DemoError: could not allocate '"),
+    ("Traceback\nDemoError: could not allocate 2.00 GiB on devices 0", "line 2, character 39, where ' on device ' should follow"),
+])
+def test_an_example_that_does_not_match_says_where_matching_stops(tmp_path, example, where):
+    text = record_text().replace('"DemoError: could not allocate 2.00 GiB on device 0"', json.dumps(example), 1)
+    [problem] = problems_of(tmp_path, text)
+    assert where in problem
 
 
 def test_bad_template_names_its_line_and_column(tmp_path):

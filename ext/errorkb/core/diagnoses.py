@@ -12,7 +12,7 @@ The condition is an expression of a small language, parsed here to a tree that t
 index ships as data, and that :func:`evaluate` and ``static/errorkb-lookup-core.js`` evaluate alike:
 
 - values by their placeholder's name; numbers (``0.25``, ``4``) and sizes (``512 MiB``,
-  ``2 GiB``, with the units of ``templates.parse_size``);
+  ``2 GiB``, with the units of ``values.parse_size``);
 - ``+ - * /`` and parentheses; a size divided by a size is a number, a size times or divided
   by a number a size;
 - comparisons ``< <= > >= == !=`` between two sizes or two numbers, and ``and``, ``or``,
@@ -40,7 +40,8 @@ from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from .templates import UNIT_FACTORS, PositionedError, Template, Value
+from .templates import PositionedError, Template
+from .values import UNIT_FACTORS, Value
 
 #: Longest condition, and longest message, in characters.
 MAX_TEXT = 400
@@ -50,7 +51,7 @@ MAX_DEPTH = 24
 SIZE_UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "KB", "MB", "GB", "TB", "PB", "B")
 SHOWN_UNITS = (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
 #: What a placeholder type is to the language: sizes, numbers, or text (only named, never computed on).
-KINDS = {"size": "size", "int": "number", "float": "number"}
+KINDS = {"size": "size", "int": "number", "float": "number", "status": "number"}
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>[0-9]+(?:\.[0-9]+)?)(?:[ \t]?(?P<unit>" + "|".join(SIZE_UNITS) + r")(?![A-Za-z0-9_]))?"

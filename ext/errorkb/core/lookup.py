@@ -13,11 +13,11 @@ reads.  ``lookup`` runs one paste:
 2. Every line is matched exactly, and, where a line alone gives a template nothing, so is the
    line joined with one space to the line before or after it (a wrapped message), for a match
    that crosses the join.  A template is tried on a line only when the line holds its rarest
-   literal word (lowest document frequency over all templates; the longest literal run where it
-   has no whole word), all its other words and all its literal runs (``matcher.py``, shared with
-   the record checks and the snippet judge); templates are linear (``templates.py``), so the
-   whole search is linear in the paste.  A line repeated (its log prefix's numbers aside) is
-   matched once, at its last copy, where its match would stand among equals.
+   literal word (lowest document frequency over all templates; any line where it has no whole
+   word) and its least likely literal run (``matcher.py``, shared with the record checks and the
+   snippet judge); templates are linear (``templates/``), so the whole search is linear in the
+   paste.  A line repeated (its log prefix's numbers aside) is matched once, at its last copy,
+   where its match would stand among equals.
 3. Each occurrence gets a standing from what precedes it in its line: an *error line* when an
    exception class or status label (``RuntimeError:``, ``RESOURCE_EXHAUSTED:``) or a log level
    (``ERROR``, ``FATAL``, glog's ``E``/``F``) comes before it, or nothing does; a *mention* when,
@@ -51,9 +51,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from . import diagnoses
 from .gc_pause import gc_paused
-from .matcher import Candidate, LineMatcher, LineWords, keys_for, rank_key, whole_words
-from .templates import SIZE_PARTS, UNIT_FACTORS, WORD, Template, Value, js_patterns, parse, values_of
+from .matcher import RANK_KEY, Candidate, LineMatcher, LineWords, keys_for, whole_words
+from .templates import WORD, Template
 from .triage import classify
+from .values import SIZE_PARTS, UNIT_FACTORS, Field, Value, values_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence, Set
@@ -90,7 +91,7 @@ if TYPE_CHECKING:
         @property
         def records(self) -> Mapping[str, Record]: ...
 
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 10 * 1024 * 1024
 #: Most lines searched; a paste with more is cut to its last ones.
@@ -103,6 +104,15 @@ SCAN_FROM = 1000
 #: BM25 parameters of the closest-match ranking.
 BM25_K1 = 1.2
 BM25_B = 0.75
+#: Which of a record's occurrences stands for it, the smallest key first (a rank key, as
+#: ``matcher.RANK_KEY``): a template's match (it reads values) before its name, then the most
+#: specific, the error line, and among equals the last one.
+BEST = (("named", 1), ("specificity", -1), ("standing", -1), ("line", -1), ("start", -1), ("order", 1))
+#: The order of the results: records named in the paste first, then as ``matcher.RANK_KEY`` says.
+ORDER = (("record_named", -1), *RANK_KEY)
+#: Which of a record's template matches over the same text gives its values: the one with the
+#: most placeholders, then as ``BEST`` says.
+FULLEST = (("fields", -1), *BEST)
 
 #: What a result says about the paste; ``{count}`` and ``{limit}`` are numbers with thousands separators.
 NOTICES = {
@@ -214,13 +224,32 @@ _BLANK = re.compile(PATTERNS["blank"])
 
 @dataclasses.dataclass
 class Entry(Candidate):
-    """One template of one record, with the rarest of its words, which short-lists it."""
+    """One template of one record: how it is short-listed and matched, how a match gives its
+    values, and how many examples its message has (the ranking's terms count its literal text
+    once for it and once for each)."""
 
+    placeholders: str = ""  # each one's name, type and group, all separated by spaces
+    examples: int = 0
     record: int = 0  # index into LookupIndex.records
+    text: str = ""  # the template, where the index was built from records (not shipped)
+
+    @classmethod
+    def of_template(cls, template: Template, key: str | None, examples: int, record: int) -> "Entry":
+        c = Candidate.of(template, key)
+        placeholders = " ".join(f"{f.name} {f.type} {f.group}" for f in template.fields)
+        return cls(c.pieces, c.key, c.run, c.specificity, placeholders, examples, record, template.text)
 
     @functools.cached_property
-    def specificity(self) -> int:
-        return self.template.specificity
+    def fields(self) -> tuple[Field, ...]:
+        """How a match gives its values (read on first use: an index of thousands loads at every
+        ``errorkb lookup --index``)."""
+        parts = self.placeholders.split()
+        return tuple(Field(name, type_, int(group)) for name, type_, group in zip(parts[::3], parts[1::3], parts[2::3]))
+
+    @property
+    def literal_terms(self) -> collections.Counter[str]:
+        """The BM25 terms of its required literal text (``Template.literal_text``)."""
+        return collections.Counter(terms("".join(self.pieces[1::2])))
 
 
 class Name(NamedTuple):
@@ -268,7 +297,7 @@ class Triage:
 class LookupIndex:
     records: list[dict[str, Any]]  # id, code, title, url, fixes (first fix titles), aliases, diagnoses
     entries: list[Entry]  # in the order of their records
-    words: list[str]  # per record: the words of its aliases and examples that the ranking reads
+    terms: list[dict[str, int]]  # per record: its BM25 terms beyond those of id, code, title and entries
     report: str | None = None  # the issue form for errors not in the catalogue, if any
     kinds: list[Triage] = dataclasses.field(default_factory=list)  # what a paste that matches none is told
 
@@ -306,10 +335,12 @@ class LookupIndex:
     @functools.cached_property
     def bm25(self) -> Bm25:
         """Worked out on the first search that finds no exact match."""
-        parts = [[rec["id"], rec["code"], rec["title"], words] for rec, words in zip(self.records, self.words)]
+        docs = [collections.Counter(terms("\n".join((rec["id"], rec["code"], rec["title"])))) for rec in self.records]
+        for doc, found in zip(docs, self.terms):
+            doc.update(found)
         for entry in self.entries:
-            parts[entry.record].append(parse_literal_text(entry.text))
-        docs = [_term_counts("\n".join(p)) for p in parts]
+            for term, n in entry.literal_terms.items():
+                docs[entry.record][term] += n * (1 + entry.examples)
         lengths = [sum(doc.values()) for doc in docs]
         doc_freq: dict[str, int] = {}
         for doc in docs:
@@ -322,42 +353,51 @@ class LookupIndex:
     def to_json(self) -> dict[str, Any]:
         """The index as shipped to the browser; ``from_json`` reads it back.
 
-        One array per record: ``[id, code, title, url, fixes, words, templates, aliases,
-        diagnoses]``, each template ``[text, key]``, each diagnosis as ``Diagnosis.as_json``.  What can be worked out from the template text (its matcher,
-        placeholder names and types, words, the ranking's term counts) is left out, and of the
-        examples only the words that give terms.  ``patterns`` gives the browser each placeholder
-        type's pattern to compile the templates with, ``text`` the character ranges,
-        expressions and quotation marks that clean a paste and weigh its lines, ``notices`` what
-        a result says about the paste, ``units`` the factors of sizes' units and the units sizes
-        are shown in, ``limits`` and ``bm25`` the numbers above, ``report`` the issue form for
-        an error that is not in the catalogue (or null).
+        One array per record: ``[id, code, title, url, fixes, terms, templates, aliases,
+        diagnoses]``.  Each template is ``[pieces, placeholders, specificity, key, run,
+        examples]``: the fields of an :class:`Entry`; the browser runs the pieces joined, as
+        they are.  The record's BM25 document is the terms of its id, code, title,
+        aliases, examples and templates' literal text: ``terms`` is what it holds beyond those
+        of its id, code and title and of each template's literal text (every second piece),
+        counted once for the template and once for each of its message's examples
+        (which repeat it): each term once, followed by ``*N`` when it counts N times, N not 1
+        (negative where an example glues a literal's word to a value).  Each diagnosis is
+        ``Diagnosis.as_json``.  ``text`` gives the character ranges, expressions and quotation
+        marks that clean a paste and weigh its lines, ``notices`` what a result says about the
+        paste, ``kinds`` the kinds of error a paste without an exact match is told apart as
+        (name, title, URL, cues, records), ``units`` the factors of sizes' units and the units
+        sizes are shown in, ``limits``, ``bm25`` and ``rank`` (``BEST``, ``ORDER``,
+        ``FULLEST``) the rules above, ``report`` the issue form for an error that is not in the
+        catalogue (or null).
         """
-        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], words, [], rec["aliases"],
+        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], _compact(found), [], rec["aliases"],
                  [d.as_json() for d in rec["diagnoses"]]]
-                for rec, words in zip(self.records, self.words)]
+                for rec, found in zip(self.records, self.terms)]
         for e in self.entries:
-            rows[e.record][6].append([e.text, e.key])
+            rows[e.record][6].append([list(e.pieces), e.placeholders, e.specificity, e.key, e.run, e.examples])
         text = {"dropped": DROPPED, "spaces": SPACES, "not_text": NOT_TEXT, "quote_kinds": QUOTE_KINDS, **PATTERNS}
         kinds = [[k.name, k.title, k.url, k.pattern, sorted(k.records)] for k in self.kinds]
-        return {"version": INDEX_VERSION, "patterns": js_patterns(), "text": text, "notices": NOTICES, "kinds": kinds,
+        return {"version": INDEX_VERSION, "text": text, "notices": NOTICES, "kinds": kinds,
                 "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
-                "bm25": [BM25_K1, BM25_B], "report": self.report, "records": rows}
+                "bm25": [BM25_K1, BM25_B], "rank": {"best": BEST, "order": ORDER, "fullest": FULLEST},
+                "report": self.report, "records": rows}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "LookupIndex":
         """Read an index back; many objects and no cycles, so without the collector's sweeps."""
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
-        records, entries, words = [], [], []
+        records, entries, counts = [], [], []
         with gc_paused():
-            for r, (id_, code, title, url, fixes, record_words, templates, aliases, found) in enumerate(data["records"]):
+            for r, (id_, code, title, url, fixes, found, templates, aliases, made) in enumerate(data["records"]):
                 records.append({"id": id_, "code": code, "title": title, "url": url, "fixes": fixes,
-                                "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in found]})
-                words.append(record_words)
-                entries += [Entry(text, key, record=r) for text, key in templates]
+                                "aliases": aliases, "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in made]})
+                counts.append(_counted(found))
+                entries += [Entry(pieces, key, run, specificity, placeholders, examples, r)
+                            for pieces, placeholders, specificity, key, run, examples in templates]
             kinds = [Triage(name, title, url, pattern, frozenset(rs)) for name, title, url, pattern, rs in data["kinds"]]
-            return cls(records, entries, words, data.get("report"), kinds)
+            return cls(records, entries, counts, data.get("report"), kinds)
 
 
 def record_url(record: Record) -> str:
@@ -373,34 +413,40 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None, fixes:
     paste is told apart as, ``kind_urls`` their triage pages' URLs (their page names + ``.html``
     by default)."""
     records: list[dict[str, Any]] = []
-    pending: list[tuple[int, Template, tuple[str, ...]]] = []
-    record_words: list[str] = []
+    pending: list[tuple[int, Template, int, tuple[str, ...]]] = []
+    texts: list[list[str]] = []
     for r, record in enumerate(sorted(catalogue.records.values(), key=lambda rec: rec.id)):
         url = (urls or {}).get(record.id) or record_url(record)
         records.append({"id": record.id, "code": record.code or "", "title": record.title, "url": url,
                         "fixes": [f.title for f in record.fixes[:fixes]], "aliases": [*record.codes[1:], *record.aliases],
                         "diagnoses": diagnoses.of_record(record)})
-        for template in record.templates:
-            pending.append((r, template, whole_words(template)))
-        record_words.append(ranking_words([*record.aliases, *(e.text for message in record.messages for e in message.examples)]))
-    keys = keys_for([words for _, _, words in pending])
-    entries = [Entry(t.text, key, t, record=r) for (r, t, _), key in zip(pending, keys)]
+        for message, template in zip(record.messages, record.templates):
+            pending.append((r, template, len(message.examples), whole_words(template)))
+        texts.append([*record.aliases, *(e.text for message in record.messages for e in message.examples),
+                      *(t.literal_text for t in record.templates)])
+    keys = keys_for([words for *_, words in pending])
+    entries = [Entry.of_template(t, key, n, r) for (r, t, n, _), key in zip(pending, keys)]
+    counts = [collections.Counter(terms("\n".join(found))) for found in texts]
+    for entry in entries:
+        counts[entry.record].subtract({term: n * (1 + entry.examples) for term, n in entry.literal_terms.items()})
     ordered = sorted(catalogue.records.values(), key=lambda rec: rec.id)
     told = [Triage(k.name, k.title, (kind_urls or {}).get(k.name) or f"{k.page}.html", k.pattern,
                    frozenset(r for r, record in enumerate(ordered) if k.holds(record))) for k in kinds]
-    return LookupIndex(records, entries, record_words, report, told)
+    return LookupIndex(records, entries, [{t: n for t, n in c.items() if n} for c in counts], report, told)
 
 
-def parse_literal_text(text: str) -> str:
-    """A template's literal text, as ``Template.literal_text``, without compiling its matcher."""
-    segments, _ = parse(text)
-    return "".join(s for s in segments if isinstance(s, str))
+def _compact(counts: dict[str, int]) -> str:
+    """Term counts as the index ships them: each term once, ``*N`` after one that counts N, N not 1."""
+    return " ".join(term if n == 1 else f"{term}*{n}" for term, n in counts.items())
 
 
-def ranking_words(texts: list[str]) -> str:
-    """The words of ``texts`` that give terms, lower case, in order: ``terms`` of the result
-    are ``terms`` of the texts, and the numbers and punctuation of examples are left out."""
-    return " ".join(word for text in texts for word in (m.lower() for m in _TERM.findall(text)) if terms(word))
+def _counted(compact: str) -> dict[str, int]:
+    """The term counts of :func:`_compact`'s text."""
+    counts: dict[str, int] = {}
+    for part in compact.split():
+        term, _, n = part.partition("*")
+        counts[term] = int(n or 1)
+    return counts
 
 
 def terms(text: str) -> list[str]:
@@ -413,13 +459,6 @@ def terms(text: str) -> list[str]:
         if "_" in word:
             out += [part for part in word.split("_") if len(part) >= 2 and not part[0].isdigit()]
     return out
-
-
-def _term_counts(text: str) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for term in terms(text):
-        counts[term] = counts.get(term, 0) + 1
-    return dict(sorted(counts.items()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -479,7 +518,7 @@ class Match:
     lines: int = 0  # how many lines the matched text spans (1, or 2 for a wrapped message)
     text: str = ""  # the line (or the two joined lines) that matched
     span: tuple[int, int] = (0, 0)  # the matched part of ``text``
-    template: str = ""  # the template, or the code, id or alias, that matched
+    template: str = ""  # the code, id or alias, or the template (in an index built from records), that matched
     also: bool = False  # a template matched, but a more specific record's matched the same lines
 
     @property
@@ -539,24 +578,32 @@ class Hit:
     order: int  # the entry's (or name's) place, to break the last ties
     match: re.Match[str] | None = None  # the template's match, for its values
     name: str = ""
+    fields: int = 0  # the template's placeholders
+
+    def key(self, rule: tuple[tuple[str, int], ...], named: set[int]) -> tuple[int, ...]:
+        """The hit's key by ``rule`` (``BEST``, ``ORDER``, ``FULLEST``); ``named``: the records named
+        in the paste."""
+        fields = {"named": self.named, "record_named": self.record in named, "specificity": self.specificity,
+                  "standing": self.standing, "line": self.line, "start": self.span[0], "order": self.order,
+                  "fields": self.fields}
+        return tuple(sign * fields[name] for name, sign in rule)
 
 
 def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     """Records with a template that matches a line or two adjacent lines joined, or whose code,
     id or alias a line names, ranked (see the module's docstring)."""
-    words = LineWords(paste.lines)
     last = last_copies(paste)
-    holding = {key: [i for i in found if i in last] for key, found in words.holding(index.keys).items()}
-    matcher = LineMatcher(paste.lines, words, SCAN_FROM, among=last)
+    holding = {key: [i for i in found if i in last] for key, found in LineWords(paste.lines).holding(index.keys).items()}
+    matcher = LineMatcher(paste.lines, SCAN_FROM, among=last)
     short_listed = {e: found for key, found in holding.items() for e in index.by_key.get(key, ())}
     for e in index.always:
-        short_listed[e] = matcher.lines_holding(index.entries[e].runs[0])
+        short_listed[e] = matcher.lines_holding(index.entries[e].run)
     hits = []
     for e, found in short_listed.items():
         entry = index.entries[e]
         for first, count, text, m in matcher.hits(entry, found):
             hits.append(Hit(entry.record, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
-                            entry.specificity, e, m))
+                            entry.specificity, e, m, fields=len(entry.fields)))
     named: dict[int, set[int]] = {}  # line -> the records one of whose names ends with a word it holds
     for key in holding.keys() & index.by_name_word.keys():
         for i in holding[key]:
@@ -663,32 +710,29 @@ def _quoted_in_prose(text: str) -> bool:
 def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
     """One match per record, best first; a message is the exact answer of one record only.
 
-    A record whose best occurrence shares a line with a better-ranked record's is a less specific
-    match of the same message: it follows the exact answers, marked ``also``, not exact.
+    Each record stands at its best occurrence (``BEST``), read by its fullest match there
+    (``FULLEST``), in the order of ``ORDER``.  A record whose best occurrence shares a line with a
+    better-ranked record's is a less specific match of the same message: it follows the exact
+    answers, marked ``also``, not exact.
     """
+    named = {h.record for h in hits if h.named}
     best: dict[int, Hit] = {}
-    named: set[int] = set()
     of_record: dict[int, list[Hit]] = collections.defaultdict(list)
     for h in hits:
         of_record[h.record].append(h)
-        if h.named:
-            named.add(h.record)
-        if h.record not in best or _strength(h) > _strength(best[h.record]):
+        if h.record not in best or h.key(BEST, named) < best[h.record].key(BEST, named):
             best[h.record] = h
-    ordered = sorted(best.values(), key=lambda h: (h.record not in named, *rank_key(h.specificity, h.standing, h.line,
-                                                                                   h.span[0], h.order)))
     exact: list[Match] = []
     also: list[Match] = []
     claimed: set[int] = set()
-    for h in ordered:
+    for h in sorted(best.values(), key=lambda h: h.key(ORDER, named)):
         lines = set(range(h.line, h.line + h.lines))
         shared = not lines.isdisjoint(claimed)
         claimed |= lines
-        reading = _fullest(index, h, of_record[h.record])
+        reading = _fullest(h, of_record[h.record], named)
         if reading.match is not None:
             entry = index.entries[reading.order]
-            values = values_of(entry.template, reading.match)
-            template = entry.text
+            values, template = values_of(entry.fields, reading.match), entry.text
         else:
             values, template = {}, h.name
         match = Match(index.records[h.record], not shared, float(h.specificity), values,
@@ -697,20 +741,14 @@ def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
     return exact + also
 
 
-def _fullest(index: LookupIndex, h: Hit, hits: list[Hit]) -> Hit:
+def _fullest(h: Hit, hits: list[Hit], named: set[int]) -> Hit:
     """Of a record's template matches over the same text as ``h``, the one that reads the most
     values: a short head of a message may rank a record, its full wording gives the numbers."""
     if h.match is None:
         return h
     same = [o for o in hits if o.match is not None and (o.line, o.lines) == (h.line, h.lines)
             and o.span[0] < h.span[1] and h.span[0] < o.span[1]]
-    return max(same, key=lambda o: (len(index.entries[o.order].template.placeholders), _strength(o)))
-
-
-def _strength(h: Hit) -> tuple[bool, int, int, int, int, int]:
-    """Which of a record's occurrences stands for it: a template's match (it reads values) before
-    its name, then the best, the last one among equals."""
-    return (not h.named, h.specificity, h.standing, h.line, h.span[0], -h.order)
+    return min(same, key=lambda o: o.key(FULLEST, named))
 
 
 def closest(index: LookupIndex, lines: list[str], among: Set[int] | None = None) -> list[Match]:

@@ -2,11 +2,11 @@
 of the lookup, the cross-record example check and the snippet judge.
 
 Each template is filed under the rarest of its whole literal words (:func:`keys_for`: lowest
-document frequency over the templates filed together), or, with none, found by its longest
-literal run.  A line is tried only when it holds the template's key, all its other whole words
-and all its literal runs; where the line alone gives no match, so is the line joined with one
-space to the line before or after, for a match that crosses the join (a wrapped message).
-Matches rank by :func:`rank_key`.  Nothing here imports Sphinx.
+document frequency over the templates filed together), or, with none, found by its least likely
+literal run.  A line is tried only when it holds the template's key and that run; where the
+line alone gives no match, so is the line joined with one space to the line before or after,
+for a match that crosses the join (a wrapped message).  Matches rank by :data:`RANK_KEY`.
+Nothing here imports Sphinx.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import itertools
 import re
 from collections.abc import Callable, Container, Sequence
 
-from .templates import Template, compile_template, parse
+from .templates import Template
 
 # Bytes of UTF-8 text to its words: ASCII letters lower case, digits and '_' kept, line ends
 # kept, every other byte a space (a non-ASCII character ends a word, as templates.WORD says).
@@ -33,6 +33,13 @@ def whole_words(template: Template) -> tuple[str, ...]:
     return tuple(sorted({w.lower() for w in template.whole_words if len(w) >= 3}))
 
 
+def rarest_run(template: Template) -> str:
+    """The least likely in a log of the literal runs without blanks that every matching line
+    holds: the longest, a character other than a lower-case letter counting thrice."""
+    runs = {run for s in template.segments if isinstance(s, str) for run in s.split()}
+    return min(runs, key=lambda r: (-sum(1 if "a" <= c <= "z" else 3 for c in r), r))
+
+
 def keys_for(words: Sequence[Sequence[str]]) -> list[str | None]:
     """Each template's key, given each one's whole words: the rarest among the templates, the
     longest among equals; None for a template without whole words."""
@@ -43,40 +50,30 @@ def keys_for(words: Sequence[Sequence[str]]) -> list[str | None]:
     return [min(found, key=lambda w: (df[w], -len(w), w)) if found else None for found in words]
 
 
-def rank_key(specificity: int, standing: int, line: int, start: int, order: int) -> tuple[int, ...]:
-    """Which of two matches ranks first (the smaller key): the more literal characters, then the
-    better standing in its line, then the earlier line and position, then the template's place."""
-    return (-specificity, -standing, line, start, order)
+#: Which of two matches ranks first: the more literal characters, then the better standing in
+#: its line, then the earlier line and position, then the template's place.  Each a match's
+#: attribute and its sign: the smaller key ranks first.
+RANK_KEY = (("specificity", -1), ("standing", -1), ("line", 1), ("start", 1), ("order", 1))
 
 
 @dataclasses.dataclass
 class Candidate:
-    """A template as the short-lister knows it: its text, its key, and what every line that it
-    matches holds (compiled on first use: a search compiles only what it short-lists)."""
+    """A template as the short-lister and the line matcher know it; the lookup index ships these
+    fields as they are."""
 
-    text: str
-    key: str | None  # the rarest of ``words``; None: found by its longest literal run
-    compiled: Template | None = None
+    pieces: Sequence[str]  # its regular expression, cut around its required literal text (Template.pieces)
+    key: str | None  # the rarest of its whole words, lower case; None: found by ``run`` alone
+    run: str  # its least likely literal run (:func:`rarest_run`): every line it matches holds it
+    specificity: int
 
-    @property
-    def template(self) -> Template:
-        if self.compiled is None:
-            self.compiled = compile_template(self.text)
-        return self.compiled
-
-    @functools.cached_property
-    def words(self) -> tuple[bytes, ...]:
-        """Whole literal words (lower case, as bytes) every matching line contains."""
-        return tuple(w.encode() for w in whole_words(self.template)) if self.key is not None else ()
+    @classmethod
+    def of(cls, template: Template, key: str | None) -> "Candidate":
+        return cls(template.pieces, key, rarest_run(template), template.specificity)
 
     @functools.cached_property
-    def runs(self) -> tuple[str, ...]:
-        """Literal runs without blanks, every one of which a matching line contains; the least
-        likely in a log first (the longest, a character other than a lower-case letter counting
-        thrice), the one looked for across a whole text."""
-        segments, _ = parse(self.text)
-        runs = {run for s in segments if isinstance(s, str) for run in s.split()}
-        return tuple(sorted(runs, key=lambda r: (-sum(1 if "a" <= c <= "z" else 3 for c in r), r)))
+    def regex(self) -> re.Pattern[str]:
+        """Compiled on first use: a search compiles only what it short-lists."""
+        return re.compile("".join(self.pieces))
 
 
 class Filed(Sequence[Candidate]):
@@ -84,7 +81,7 @@ class Filed(Sequence[Candidate]):
 
     def __init__(self, templates: Sequence[Template]):
         keys = keys_for([whole_words(t) for t in templates])
-        self.candidates = [Candidate(t.text, key, t) for t, key in zip(templates, keys)]
+        self.candidates = [Candidate.of(t, key) for t, key in zip(templates, keys)]
         self.by_key: dict[bytes, list[int]] = {}
         for k, c in enumerate(self.candidates):
             if c.key is not None:
@@ -105,7 +102,6 @@ class LineWords:
     def __init__(self, lines: list[str]):
         encoded = "\n".join(lines).encode("utf-8", "surrogatepass").translate(_TO_WORDS)
         self.split = encoded.split(b"\n")
-        self.sets: dict[int, set[bytes]] = {}
 
     def holding(self, keys: frozenset[bytes]) -> dict[bytes, list[int]]:
         """The lines that hold each of ``keys`` that the text holds."""
@@ -120,11 +116,6 @@ class LineWords:
                         found[key] = [i]
         return found
 
-    def __getitem__(self, i: int) -> set[bytes]:
-        if i not in self.sets:
-            self.sets[i] = set(self.split[i].split())
-        return self.sets[i]
-
 
 Found = tuple[int, int, str, re.Match[str]]  # first line, how many lines (1 or 2), the text searched, the match
 
@@ -133,14 +124,12 @@ class LineMatcher:
     """Runs templates on the lines that short-list them; a text is searched once per template.
 
     ``scan_from``: the short-listed lines beyond which a template's lines are kept only near a
-    copy of its longest literal run, found in one scan of the whole text.  ``among``: the lines
-    that scan reads (all by default).
+    copy of its run, found in one scan of the whole text.  ``among``: the lines that scan reads
+    (all by default).
     """
 
-    def __init__(self, lines: list[str], words: LineWords | None = None, scan_from: int = 1000,
-                 among: Container[int] | None = None):
-        self.lines, self.words, self.scan_from = lines, words or LineWords(lines), scan_from
-        self.among = among
+    def __init__(self, lines: list[str], scan_from: int = 1000, among: Container[int] | None = None):
+        self.lines, self.scan_from, self.among = lines, scan_from, among
         self.searched: dict[tuple[int, str], list[re.Match[str]]] = {}
         self.holding_run: dict[str, list[int]] = {}
 
@@ -164,21 +153,21 @@ class LineMatcher:
     def search(self, candidate: Candidate, text: str) -> list[re.Match[str]]:
         found = self.searched.get((id(candidate), text))
         if found is None:
-            found = self.searched[(id(candidate), text)] = list(candidate.template.regex.finditer(text))
+            found = self.searched[(id(candidate), text)] = list(candidate.regex.finditer(text))
         return found
 
     def hits(self, candidate: Candidate, short_listed: list[int]) -> list[Found]:
         """Every occurrence of ``candidate`` in a short-listed line; where the line alone gives
         none, in it joined to the line before or after, crossing the join."""
-        lines, words = self.lines, self.words
-        if len(short_listed) > self.scan_from:  # keep the lines near a copy of its longest literal run
-            near = {j + step for j in self.lines_holding(candidate.runs[0]) for step in (-1, 0, 1)}
+        lines, run = self.lines, candidate.run
+        if len(short_listed) > self.scan_from:  # keep the lines near a copy of its run
+            near = {j + step for j in self.lines_holding(run) for step in (-1, 0, 1)}
             short_listed = [i for i in short_listed if i in near]
         hits: list[Found] = []
         tried: set[int] = set()  # first lines of the pairs tried
         for i in dict.fromkeys(short_listed):
             text = lines[i]
-            if all(run in text for run in candidate.runs) and all(w in words[i] for w in candidate.words):
+            if run in text:
                 found = self.search(candidate, text)
                 if found:
                     hits += [(i, 1, text, m) for m in found]
@@ -187,11 +176,9 @@ class LineMatcher:
                 other = i + 1 if first == i else first
                 if first < 0 or other >= len(lines) or first in tried or not lines[other].strip():
                     continue
-                if not all(run in text or run in lines[other] for run in candidate.runs):
+                if run not in text and run not in lines[other]:
                     continue
                 tried.add(first)
-                if not all(w in words[first] or w in words[first + 1] for w in candidate.words):
-                    continue
                 joined, join = lines[first] + " " + lines[first + 1], len(lines[first])
                 hits += [(first, 2, joined, m) for m in self.search(candidate, joined) if m.start() < join < m.end() - 1]
         return hits
@@ -200,14 +187,13 @@ class LineMatcher:
 def find(filed: Filed, lines: list[str], among: Callable[[int], bool] | None = None) -> list[tuple[int, Found]]:
     """Every occurrence in ``lines`` of every filed template (or of those ``among`` keeps),
     short-listed as the lookup does it: (the template's index, occurrence)."""
-    words = LineWords(lines)
-    matcher = LineMatcher(lines, words)
+    matcher = LineMatcher(lines)
     out = []
-    for key, found in words.holding(filed.keys).items():
+    for key, found in LineWords(lines).holding(filed.keys).items():
         for k in filed.by_key[key]:
             if among is None or among(k):
                 out += [(k, hit) for hit in matcher.hits(filed[k], found)]
     for k in filed.unkeyed:
         if among is None or among(k):
-            out += [(k, hit) for hit in matcher.hits(filed[k], matcher.lines_holding(filed[k].runs[0]))]
+            out += [(k, hit) for hit in matcher.hits(filed[k], matcher.lines_holding(filed[k].run))]
     return sorted(out, key=lambda found: (found[1][0], found[1][3].start(), found[0]))

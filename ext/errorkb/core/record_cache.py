@@ -12,7 +12,7 @@ import pickle
 from pathlib import Path
 
 from .. import __version__
-from . import diagnoses, markdown, records, templates
+from . import diagnoses, markdown, records, templates, values
 from . import schema as site_schema
 from .gc_pause import gc_paused
 from .records import MAX_RECORD_BYTES, Catalogue, Frontmatter, Problem, RecordCache, load_catalogue
@@ -23,8 +23,9 @@ CACHE_FILE = "errorkb-records.pickle"
 
 def _fingerprint() -> str:
     """Changes whenever the record model, the template compiler or the diagnoses' checks do."""
-    modules = (records, site_schema, markdown, templates, diagnoses)
-    code = b"".join(Path(str(m.__file__)).read_bytes() for m in modules)
+    files = [Path(str(m.__file__)) for m in (records, site_schema, markdown, values, diagnoses)]
+    files += sorted(Path(str(templates.__file__)).parent.glob("*.py"))
+    code = b"".join(f.read_bytes() for f in files)
     return hashlib.blake2b(code + __version__.encode(), digest_size=16).hexdigest()
 
 

@@ -20,11 +20,10 @@ from typing import Any, Generic, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from . import matcher
 from .diagnoses import problems_of as diagnosis_problems
 from .markdown import Heading, outline
 from .schema import SLUG, Schema
-from .templates import Template, TemplateError, compile_template
+from .templates import Template, TemplateError, compile_template, where_it_stops
 
 T = TypeVar("T")
 
@@ -417,7 +416,8 @@ def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list
         for j, example in enumerate(message.examples):
             if not template.matches(example.text):
                 key = f"messages[{i}].examples[{j}]"
-                problems.append(Problem(shown, _line_for(lines, key), f"{key} does not match its template"))
+                problems.append(Problem(shown, _line_for(lines, key),
+                                        f"{key} does not match its template: {where_it_stops(template, example.text)}"))
     return templates, problems
 
 

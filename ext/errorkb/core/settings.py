@@ -17,8 +17,8 @@ from typing import Any
 
 from .records import MAX_RECORD_BYTES
 from .schema import SLUG, Schema, SchemaError, schema_from
-from .templates import parse_size
 from .triage import Kind, kinds_from
+from .values import parse_size
 
 
 @dataclasses.dataclass(frozen=True)

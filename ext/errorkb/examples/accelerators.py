@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 
-from ..core.templates import parse_size
+from ..core.values import parse_size
 from .hardware import HardwareNeed
 
 NAMES = ("cuda", "gpu", "tpu", "neuron")

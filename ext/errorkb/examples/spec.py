@@ -13,7 +13,7 @@ import re
 from packaging.requirements import InvalidRequirement, Requirement
 
 from ..core.settings import Ceilings
-from ..core.templates import parse_size
+from ..core.values import parse_size
 from .hardware import NO_HARDWARE, HardwareNeed, Profile
 
 KINDS = {

@@ -30,7 +30,7 @@ from .diagnoses_table import diagnoses_section
 from .domain import err_domain, generated_xref, link_text
 from .indexes import index_link
 from ..core.records import Example, Record
-from ..core.templates import TYPES, Optional, Placeholder, Segment
+from ..core.templates import TYPES, OptionalPart, Placeholder, Segment
 
 SEE_ALSO = "See also"  # the last section of a record page: related errors, references, referenced by
 
@@ -69,14 +69,14 @@ def template_node(record: Record, index: int) -> nodes.literal_block:
 
     def add(segments: tuple[Segment, ...]) -> None:
         for segment in segments:
-            if isinstance(segment, Optional):
+            if isinstance(segment, OptionalPart):
                 block.append(nodes.Text("{?"))
                 add(segment.segments)
                 block.append(nodes.Text("}"))
             elif isinstance(segment, Placeholder):
                 label = f"{{{segment.name}}}"
                 block.append(nodes.inline(label, label, classes=["errorkb-placeholder", f"errorkb-type-{segment.type}"],
-                                          title=f"{segment.type}: {TYPES[segment.type][1]}"))
+                                          title=f"{segment.type}: {TYPES[segment.type].doc}"))
             else:
                 block.append(nodes.Text(segment))
 

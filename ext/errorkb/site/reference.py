@@ -33,7 +33,7 @@ class PlaceholderTypes(SphinxDirective):
     """The placeholder types of message templates."""
 
     def run(self) -> list[nodes.Node]:
-        return [_definition_list([(name, doc) for name, (_, doc) in TYPES.items()])]
+        return [_definition_list([(name, kind.doc) for name, kind in TYPES.items()])]
 
 
 class Fields(SphinxDirective):

@@ -3,8 +3,8 @@
 Where things live in the built site (``_build/html``), with either HTML builder:
 
 - ``_static/errorkb-lookup-index.json``: the lookup index (per record its id, code, title, URL,
-  first fixes, the words of its aliases and examples, and its templates' text with their rarest word; the
-  browser compiles the templates and counts the ranking's terms itself), written when the
+  first fixes, its ranking's terms, and its templates' regular expressions, which the browser runs
+  as they are, with their rarest word and run; see ``LookupIndex.to_json``), written when the
   build finishes.  ``errorkb lookup --index`` reads the same file.
 - ``_static/errorkb-lookup-core.js`` (the algorithm, shared with the node parity test),
   ``_static/errorkb-lookup-worker.js`` (runs it off the main thread) and

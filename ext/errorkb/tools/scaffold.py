@@ -22,6 +22,7 @@ from ..core.templates import Placeholder, TemplateError, build, parse, prove_lin
 _SIZE_UNIT = r"(?:[KMGTPE]i?B|[KMGTPE]|[kmgt]i?b|bytes|byte|B)"
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quoted", re.compile(r"""(?<!\w)(?:'[^'\n]{1,512}'|"[^"\n]{1,512}"|`[^`\n]{1,512}`)(?!\w)""")),
+    ("url", re.compile(r"""(?<![\w.+-])[A-Za-z][A-Za-z0-9+.\-]{0,31}://[^\s'"<>]*[^\s'"<>.,;:)\]]""")),
     ("path", re.compile(r"(?<![^\s'\"(=:])(?:~|\.{1,2})?/[^\s'\"<>|]*[^\s'\"<>|.,;:)\]]")),
     ("hex", re.compile(r"(?<![\w.])0[xX][0-9a-fA-F]{1,32}(?!\w)")),
     ("shape", re.compile(r"\[ ?[0-9?]+(?: ?[,x*] ?[0-9?]+)* ?,? ?\]|\( ?[0-9?]+(?: ?, ?[0-9?]+)+ ?,? ?\)")),
@@ -83,11 +84,12 @@ def _first_wrong(message: str, parts: list[_Part]) -> int | None:
     except TemplateError as exc:
         columns = [s.column for s in segments if isinstance(s, Placeholder)]
         return columns.index(exc.column) if exc.column in columns else len(parts) - 1
-    m = build(text, segments, whole_line).regex.search(message)
+    template = build(text, segments, whole_line)
+    m = template.regex.search(message)
     if m is None:
         return len(parts) - 1
-    for i, part in enumerate(parts):
-        if m.span(f"p{i}") != (part.start, part.end):
+    for i, (part, group) in enumerate(zip(parts, template.groups)):
+        if m.span(group) != (part.start, part.end):
             return i
     return None
 

@@ -1,10 +1,14 @@
-/* errorkb paste lookup: the browser twin of ext/errorkb/lookup.py (same steps, same answers).
+/* errorkb paste lookup: the browser twin of ext/errorkb/core/lookup.py (same steps, same answers).
  *
  * A plain script usable from node (module.exports) and from a Web Worker (self.ErrorkbLookup).
  * prepare(indexJson) -> index; lookup(index, paste, top) -> {matches, notices}.
- * The index holds the templates' text, compiled here as templates.py compiles them, and the
- * constants of lookup.py (limits, character ranges, expressions).  Positions inside the engine
- * are JavaScript string offsets; matchJson gives them in characters (code points), as Python.
+ * Only what must run in the browser is here: cleaning a paste, matching, ranking, BM25 and the
+ * evaluation of diagnoses.  The index holds everything else as Python worked it out: each
+ * template's regular expression (the same in both languages, see core/templates/writer.py),
+ * its placeholders' groups, its key and rarest run, each record's BM25 terms, each diagnosis's
+ * tree, and the rules of lookup.py (limits, rank keys, character ranges, expressions).  Each
+ * function names its Python twin.  Positions inside the engine are JavaScript string offsets;
+ * matchJson gives them in characters (code points), as Python.
  */
 (function (root, factory) {
   if (typeof module === "object" && module.exports) module.exports = factory();
@@ -12,12 +16,13 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  const INDEX_VERSION = 5;
+  const INDEX_VERSION = 6;  // lookup.INDEX_VERSION: the format this script reads
   const MENTION = 0, OTHER = 1, ERROR = 2;  // standings (lookup.MENTION ...)
   const NON_ASCII = /[^\x00-\x7f]/;  // lower-casing such a line could change its words: done word by word
 
   /* ---- characters, not UTF-16 units ------------------------------------------------------- */
 
+  // Whether s[i] and s[i + 1] are one character (Python's strings count characters already).
   function isPair(s, i) {
     const c = s.charCodeAt(i);
     if (c < 0xd800 || c > 0xdbff) return false;
@@ -43,206 +48,29 @@
     return i;
   }
 
-  function firstChar(s) {
-    return String.fromCodePoint(s.codePointAt(0));
-  }
-
-  /* ---- templates (as ext/errorkb/templates.py compiles them) ------------------------------ */
-
-  // A doubled (literal) brace first, then a placeholder; templates in an index are valid.
-  const PLACEHOLDER = /\{\{|\}\}|\{\?|\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}|\}/g;
-  const SYNTAX = /[\\^$.|?*+()[\]{}]/g;
-  const BLANKS = "[ \\t]+";
-
-  function escapeLiteral(text) {  // templates.escape
-    return text.replace(SYNTAX, "\\$&");
-  }
-
-  function escapeInClass(c) {
-    return "\\]^-[".indexOf(c) >= 0 ? "\\" + c : c;
-  }
-
-  function literalPattern(text) {
-    return text.split(/\s+/).map(escapeLiteral).join(BLANKS);
-  }
-
-  function notInsideBlanks(pattern) {
-    return pattern.startsWith(BLANKS) ? "(?<![ \\t])" + pattern : pattern;
-  }
-
-  // Segments: literal strings, placeholders {name, type} and optional parts {optional: [...]}.
-  function parseTemplate(text) {
-    let body = text.trim();
-    const wholeLine = body.length > 1 && body[0] === "^" && body[body.length - 1] === "$";
-    if (wholeLine) body = body.slice(1, -1);
-    const segments = [];
-    let inner = null;  // the open optional part's segments
-    let literal = "";
-    function flush() {
-      if (literal) (inner || segments).push(literal);
-      literal = "";
-    }
-    let i = 0;
-    for (const m of body.matchAll(PLACEHOLDER)) {
-      literal += body.slice(i, m.index);
-      i = m.index + m[0].length;
-      if (m[0] === "{?") {
-        flush();
-        inner = [];
-      } else if (m[0] === "}") {
-        flush();
-        segments.push({ optional: inner });
-        inner = null;
-      } else if (m[1] === undefined) literal += m[0][0];
-      else {
-        flush();
-        (inner || segments).push({ name: m[1], type: m[2] || m[1] });
-      }
-    }
-    literal += body.slice(i);
-    flush();
-    return { segments: segments, wholeLine: wholeLine };
-  }
-
-  // What may come before and after each literal and placeholder, optional parts taken or
-  // skipped (templates.Layout); -1 stands for either end of the template.
-  function layoutOf(segments) {
-    const items = [];
-    const groups = [];
-    segments.forEach(function (seg, pos) {
-      if (seg.optional) for (const item of seg.optional) { items.push(item); groups.push(pos); }
-      else { items.push(seg); groups.push(null); }
-    });
-    const n = items.length;
-    function reach(j, step) {
-      const out = new Set();
-      while (j >= 0 && j < n) {
-        out.add(j);
-        const group = groups[j];
-        if (group === null || (j - step >= 0 && j - step < n && groups[j - step] === group)) return out;
-        while (j >= 0 && j < n && groups[j] === group) j += step;
-      }
-      out.add(-1);
-      return out;
-    }
-    const after = [], before = [], texts = [];
-    for (let i = 0; i < n; i++) { after.push(reach(i + 1, 1)); before.push(reach(i - 1, -1)); }
-    for (let i = 0; i < n; i++) {
-      let item = items[i];
-      if (typeof item !== "string") item = "";
-      if (i === 0) item = item.replace(/^\s+/, "");
-      if (after[i].size === 1 && after[i].has(-1)) item = item.replace(/\s+$/, "");
-      texts.push(item);
-    }
-    function following(i) {
-      return Array.from(after[i]).filter(function (j) { return j >= 0; }).sort(function (a, b) { return a - b; });
-    }
-    return { items: items, groups: groups, after: after, before: before, texts: texts, following: following };
-  }
-
-  // `words`: the global regular expression of a word (the index's text.word).
-  function compileTemplate(text, patterns, words) {
-    const parsed = parseTemplate(text);
-    const lay = layoutOf(parsed.segments);
-    const items = lay.items;
-    const literals = {};
-    items.forEach(function (item, i) {
-      if (typeof item === "string") literals[i] = literalPattern(lay.texts[i]);
-    });
-    const parts = [];
-    const names = [];
-    const types = [];
-    const groupOf = [];  // each placeholder's capturing group
-    let groups = 0;
-    let opened = 0;
-    items.forEach(function (item, i) {
-      const group = lay.groups[i];
-      if (group !== null && (i === 0 || lay.groups[i - 1] !== group)) {
-        groups += 1;
-        opened = groups;
-        parts.push("(?=((?:");
-      }
-      if (typeof item === "string") parts.push(literals[i]);
-      else {
-        const following = lay.following(i);
-        const narrowed = patterns[item.type][1];
-        let stop = "";
-        if (narrowed && !lay.after[i].has(-1)) {
-          const firsts = new Set(following.map(function (j) { return lay.texts[j] ? firstChar(lay.texts[j]) : ""; }));
-          if (firsts.size === 1) stop = firsts.values().next().value;
-          if (/\s/.test(stop)) stop = "";
-        }
-        let pattern;
-        if (stop) {
-          pattern = narrowed.replace("{stop}", function () { return escapeLiteral(stop); })
-            .replace("{stop_class}", function () { return escapeInClass(stop); });
-        } else if (item.type === "text") {
-          const stops = following.map(function (j) { return literals[j]; }).concat([i > 0 ? literals[0] : ""])
-            .filter(Boolean).map(notInsideBlanks).join("|");
-          pattern = patterns.text[0].replace("{stops}", function () { return stops; });
-          let blankBefore = false;
-          for (const j of lay.before[i]) {
-            if (j >= 0 ? literals[j] !== undefined && literals[j].endsWith(BLANKS) : parsed.wholeLine) blankBefore = true;
-          }
-          if (blankBefore) pattern = "(?![ \\t])" + pattern;
-        } else {
-          pattern = patterns[item.type][0];
-        }
-        groups += 1;
-        names.push(item.name);
-        types.push(item.type);
-        groupOf.push(groups);
-        // Atomic, as Python's (?>...): (?=(...))\N.
-        parts.push("(?=(" + pattern + "))\\" + groups);
-      }
-      if (group !== null && (i === items.length - 1 || lay.groups[i + 1] !== group)) parts.push(")?))\\" + opened);
-    });
-    let source = parts.join("");
-    if (parsed.wholeLine) source = "^[ \\t]*" + source + "[ \\t]*$";
-    const required = parsed.segments.filter(function (seg) { return typeof seg === "string"; });
-    const literal = required.join("");
-    let spec = 0;
-    for (const c of literal) if (!/\s/.test(c)) spec += 1;
-    const runs = Array.from(new Set([].concat.apply([], required.map(function (seg) {
-      return seg.split(/\s+/).filter(Boolean);
-    }))));
-    // The least likely in a log first (lookup.Entry.runs).
-    function weight(run) {
-      let w = 0;
-      for (const c of run) w += c >= "a" && c <= "z" ? 1 : 3;
-      return w;
-    }
-    runs.sort(function (a, b) { return weight(b) - weight(a) || (a < b ? -1 : a > b ? 1 : 0); });
-    return { js: source, names: names, types: types, groups: groupOf, spec: spec, literal: literal,
-      words: wholeWords(parsed, lay, words), runs: runs };
-  }
-
-  // Literal words (3+ characters) that a matching line holds as whole words (lookup.whole_words).
-  function wholeWords(parsed, lay, wordRx) {
-    const words = new Set();
-    lay.items.forEach(function (seg, i) {
-      if (typeof seg !== "string" || lay.groups[i] !== null) return;
-      const openStart = !(lay.before[i].size === 1 && lay.before[i].has(-1)) || !parsed.wholeLine;
-      const openEnd = !(lay.after[i].size === 1 && lay.after[i].has(-1)) || !parsed.wholeLine;
-      const text = parsed.wholeLine ? seg.trim() : seg;
-      for (const m of text.matchAll(wordRx)) {
-        if (m[0].length < 3) continue;
-        if ((m.index === 0 && openStart) || (m.index + m[0].length === text.length && openEnd)) continue;
-        words.add(m[0].toLowerCase());
-      }
-    });
-    return Array.from(words).sort();
-  }
-
   /* ---- the index -------------------------------------------------------------------------- */
 
+  // A character class of ranges [first, last] (Python removes them with str.translate tables).
   function rangeClass(ranges) {
     return new RegExp("[" + ranges.map(function (r) {
       return "\\u{" + r[0].toString(16) + "}-\\u{" + r[1].toString(16) + "}";
     }).join("") + "]+", "gu");
   }
 
-  // One array per record: [id, code, title, url, fixes, words, [[template, key], ...], aliases].
+  // The term counts of a record as the index ships them (lookup._counted).
+  function counted(compact) {
+    const counts = new Map();
+    for (const part of compact.split(" ")) {
+      if (!part) continue;
+      const star = part.indexOf("*");
+      if (star < 0) counts.set(part, 1);
+      else counts.set(part.slice(0, star), Number(part.slice(star + 1)));
+    }
+    return counts;
+  }
+
+  // One array per record: [id, code, title, url, fixes, terms, templates, aliases, diagnoses];
+  // each template [pieces, placeholders, specificity, key, run, examples] (LookupIndex.from_json).
   function prepare(data) {
     if (!data || data.version !== INDEX_VERSION) {
       throw new Error("not an errorkb lookup index of version " + INDEX_VERSION);
@@ -261,13 +89,16 @@
       dropped: rangeClass(t.dropped), spaces: rangeClass(t.spaces), notText: rangeClass(t.not_text),
     };
     const records = [];
-    const words = [];
+    const terms = [];
     const templates = [];
     data.records.forEach(function (row, r) {
       records.push({ id: row[0], code: row[1], title: row[2], url: row[3], fixes: row[4], aliases: row[7],
         diagnoses: row[8] });
-      words.push(row[5]);
-      for (const tpl of row[6]) templates.push({ r: r, text: tpl[0], key: tpl[1], compiled: null });
+      terms.push(row[5]);
+      for (const tpl of row[6]) {
+        templates.push({ r: r, pieces: tpl[0], placeholders: tpl[1], specificity: tpl[2], key: tpl[3], run: tpl[4],
+          examples: tpl[5], regex: null, fields: null });
+      }
     });
     const byKey = new Map();
     const always = [];
@@ -296,42 +127,50 @@
     const kinds = data.kinds.map(function (k) {
       return { name: k[0], title: k[1], url: k[2], matcher: k[3] ? new RegExp(k[3], "giu") : null, records: new Set(k[4]) };
     });
-    return { kinds: kinds, records: records, words: words, templates: templates, patterns: data.patterns, rx: rx,
-      limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], report: data.report,
-      notices: data.notices, factors: data.units.factors, shown: data.units.shown,
+    return { kinds: kinds, records: records, terms: terms, templates: templates, rx: rx,
+      limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], rank: data.rank,
+      report: data.report, notices: data.notices, factors: data.units.factors, shown: data.units.shown,
       byKey: byKey, always: always, names: names, byNameWord: byNameWord, keys: keys, bm25: null };
   }
 
-  // Compiled on first use: a search compiles only the templates it short-lists.
+  // Compiled on first use: a search compiles only the templates it short-lists (Candidate.regex,
+  // Entry.fields): the pieces joined, and each placeholder's [name, type, group].
   function compiled(index, e) {
     const tpl = index.templates[e];
-    if (!tpl.compiled) {
-      tpl.compiled = compileTemplate(tpl.text, index.patterns, index.rx.words);
-      tpl.compiled.regex = new RegExp(tpl.compiled.js, "gu");
-      tpl.compiled.wordsOf = tpl.key === null ? [] : tpl.compiled.words;
+    if (!tpl.regex) {
+      tpl.regex = new RegExp(tpl.pieces.join(""), "gu");
+      const parts = tpl.placeholders.split(" ").filter(Boolean);
+      tpl.fields = [];
+      for (let k = 0; k < parts.length; k += 3) tpl.fields.push([parts[k], parts[k + 1], Number(parts[k + 2])]);
     }
-    return tpl.compiled;
+    return tpl;
   }
 
-  // The closest-match ranking's statistics, worked out on the first search that needs them.
+  // The closest-match ranking's statistics, worked out on the first search that needs them
+  // (LookupIndex.bm25): the terms of each record's id, code and title, those it ships, and
+  // each template's literal pieces counted once for it and once for each example.
   function bm25Of(index) {
     if (index.bm25) return index.bm25;
-    const parts = index.records.map(function (rec, r) {
-      return [rec.id, rec.code, rec.title, index.words[r]];
+    const docs = index.records.map(function (rec, r) {
+      const doc = counted(index.terms[r]);
+      for (const term of terms(index, [rec.id, rec.code, rec.title].join("\n"))) doc.set(term, (doc.get(term) || 0) + 1);
+      return doc;
     });
-    for (const tpl of index.templates) parts[tpl.r].push(parseTemplate(tpl.text).segments.filter(function (s) {
-      return typeof s === "string";
-    }).join(""));
-    const docs = [];
+    for (const tpl of index.templates) {
+      const doc = docs[tpl.r];
+      for (const term of terms(index, tpl.pieces.filter(function (p, i) { return i % 2; }).join(""))) {
+        doc.set(term, (doc.get(term) || 0) + 1 + tpl.examples);
+      }
+    }
     const lengths = [];
     const docFreq = new Map();
-    for (const p of parts) {
-      const found = terms(index, p.join("\n"));
-      const doc = new Map();
-      for (const term of found) doc.set(term, (doc.get(term) || 0) + 1);
-      for (const term of doc.keys()) docFreq.set(term, (docFreq.get(term) || 0) + 1);
-      docs.push(doc);
-      lengths.push(found.length);
+    for (const doc of docs) {
+      let length = 0;
+      for (const [term, n] of doc) {
+        docFreq.set(term, (docFreq.get(term) || 0) + 1);
+        length += n;
+      }
+      lengths.push(length);
     }
     const n = docs.length;
     const idf = new Map();
@@ -350,12 +189,14 @@
       .replace("{limit}", function () { return (limit || 0).toLocaleString("en-US"); });
   }
 
+  // Whether most of a paste is not text (lookup.looks_binary).
   function looksBinary(index, paste) {
     const odd = paste.length - paste.replace(index.rx.notText, "").length;
     // A character takes one or two units of a string: counting them is needed only near the edge.
     return odd * 4 > paste.length && odd > chars(paste) / 2;
   }
 
+  // A paste cut into searchable lines (lookup.normalise).
   function normalise(index, paste) {
     const notices = [];
     const limits = index.limits;
@@ -392,6 +233,7 @@
     return { lines: lines, raw: raw, notices: notices, oneLine: null };
   }
 
+  // Whether the paste has one non-blank line (Paste.one_line).
   function oneLine(paste) {
     if (paste.oneLine === null) {
       let n = 0;
@@ -401,6 +243,7 @@
     return paste.oneLine;
   }
 
+  // The records whose messages appear in a paste, best first (lookup.lookup).
   function lookup(index, paste, top) {
     top = top || 5;
     if (index.rx.blank.test(paste)) return { matches: [], notices: [notice(index, "empty")] };
@@ -427,7 +270,7 @@
     return best || kinds.find(function (k) { return !k.matcher; }) || null;
   }
 
-  // The words of a line, lower case (ASCII letters only, as Python's side does).
+  // The words of a line, lower case, ASCII letters only (matcher.LineWords).
   function lineWords(index, line) {
     if (!NON_ASCII.test(line)) return line.toLowerCase().match(index.rx.words) || [];
     const found = line.match(index.rx.words);
@@ -437,7 +280,7 @@
   }
 
   // The lines that are the last copy of their text and of their log prefix, its numbers aside
-  // (lookup.py: last_copies).
+  // (lookup.last_copies).
   function lastCopies(index, paste) {
     const last = new Map();
     paste.lines.forEach(function (line, i) {
@@ -452,13 +295,10 @@
     return new Set(last.values());
   }
 
+  // Records with a template that matches a line or two adjacent lines joined, or whose code, id
+  // or alias a line names, ranked (lookup.exact_matches).
   function exactMatches(index, paste) {
     const lines = paste.lines;
-    const wordSets = new Map();
-    function wordsOf(i) {
-      if (!wordSets.has(i)) wordSets.set(i, new Set(lineWords(index, lines[i])));
-      return wordSets.get(i);
-    }
     const last = lastCopies(index, paste);
     const holding = new Map();  // key -> the lines that hold it
     for (let i = 0; i < lines.length; i++) {
@@ -497,17 +337,17 @@
       }
       return holdingRun.get(run);
     }
-    for (const e of index.always) shortListed.set(e, linesHolding(compiled(index, e).runs[0]));
+    for (const e of index.always) shortListed.set(e, linesHolding(index.templates[e].run));
     const searched = new Map();  // the same text is searched once per template
     const hits = [];
     for (const [e, found] of shortListed) {
       let lines = found;
-      if (found.length > index.scanFrom) {  // keep the lines near a copy of its longest literal run
+      if (found.length > index.scanFrom) {  // keep the lines near a copy of its run
         const near = new Set();
-        for (const j of linesHolding(compiled(index, e).runs[0])) { near.add(j - 1); near.add(j); near.add(j + 1); }
+        for (const j of linesHolding(index.templates[e].run)) { near.add(j - 1); near.add(j); near.add(j + 1); }
         lines = found.filter(function (i) { return near.has(i); });
       }
-      templateHits(index, paste, e, lines, wordsOf, searched, hits);
+      templateHits(index, paste, e, lines, searched, hits);
     }
     const named = new Map();  // line -> the names whose last word it holds
     for (const [key, found] of holding) {
@@ -526,8 +366,8 @@
   }
 
   // Every occurrence of entry e in a short-listed line; where the line alone gives none, in it
-  // joined to the line before or after, crossing the join (lookup._Matcher.hits).
-  function templateHits(index, paste, e, shortListed, wordsOf, searched, hits) {
+  // joined to the line before or after, crossing the join (matcher.LineMatcher.hits).
+  function templateHits(index, paste, e, shortListed, searched, hits) {
     const entry = compiled(index, e);
     const lines = paste.lines;
     const tried = new Set();
@@ -543,19 +383,11 @@
     function hit(first, count, text, m) {
       hits.push({ record: index.templates[e].r, line: first, lines: count, text: text,
         span: [m.index, m.index + m[0].length], standing: standing(index, paste, first, text, m.index),
-        named: false, spec: entry.spec, order: e, m: m });
-    }
-    function holdsRuns(text, other) {
-      for (const run of entry.runs) if (!text.includes(run) && !(other && other.includes(run))) return false;
-      return true;
-    }
-    function holdsWords(a, b) {
-      for (const w of entry.wordsOf) if (!wordsOf(a).has(w) && !(b >= 0 && wordsOf(b).has(w))) return false;
-      return true;
+        named: false, specificity: entry.specificity, order: e, m: m, fields: entry.fields.length });
     }
     for (const i of new Set(shortListed)) {
       const text = lines[i];
-      if (holdsRuns(text, null) && holdsWords(i, -1)) {
+      if (text.includes(entry.run)) {
         const found = search(text);
         if (found.length) {
           for (const m of found) hit(i, 1, text, m);
@@ -565,9 +397,8 @@
       for (const first of [i - 1, i]) {
         const other = first === i ? i + 1 : first;
         if (first < 0 || other >= lines.length || tried.has(first) || !lines[other].trim()) continue;
-        if (!holdsRuns(text, lines[other])) continue;
+        if (!text.includes(entry.run) && !lines[other].includes(entry.run)) continue;
         tried.add(first);
-        if (!holdsWords(first, first + 1)) continue;
         const joined = lines[first] + " " + lines[first + 1];
         const join = lines[first].length;
         for (const m of search(joined)) if (m.index < join && join < m.index + m[0].length - 1) hit(first, 2, joined, m);
@@ -576,8 +407,7 @@
   }
 
   // The names that line i writes as a token or as the end of a dotted one; on a matched line,
-  // not one that labels the message ("Name:").
-  // lookup.py: _name_hits
+  // not one that labels the message ("Name:"), nor one inside another record's match (lookup._name_hits).
   function nameHits(index, paste, i, names, matched, covered, hits) {
     const wanted = new Set(names.map(function (n) { return n.folded; }));
     const text = paste.lines[i];
@@ -593,11 +423,11 @@
             const start = m.index + at;
             const end = m.index + m[0].length;
             if (covered.some(function (c) { return c[0] <= start && end <= c[1] && c[2] !== name.record; })) continue;
-            let spec = 0;
-            for (const c of name.text) if (!/\s/.test(c)) spec += 1;
+            let specificity = 0;
+            for (const c of name.text) if (!/\s/.test(c)) specificity += 1;
             hits.push({ record: name.record, line: i, lines: 1, text: text, span: [start, m.index + m[0].length],
-              standing: Math.max(OTHER, standing(index, paste, i, text, start)), named: true, spec: spec,
-              order: index.templates.length + name.record, m: null, name: name.text });
+              standing: Math.max(OTHER, standing(index, paste, i, text, start)), named: true, specificity: specificity,
+              order: index.templates.length + name.record, m: null, name: name.text, fields: 0 });
           }
         }
         const dot = token.indexOf(".", at);
@@ -607,6 +437,7 @@
     }
   }
 
+  // How a match at start of text stands: ERROR, OTHER or MENTION (lookup.standing).
   function standing(index, paste, first, text, start) {
     const rx = index.rx;
     const prefix = rx.prefix.exec(paste.raw[first]);
@@ -641,35 +472,39 @@
     return false;
   }
 
+  // Python's comparison of tuples.
   function compareKeys(a, b) {
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
     return 0;
   }
 
-  // Which of a record's occurrences stands for it: a template's match (it reads values) before
-  // its name, then the best, the last one among equals.
-  function strength(h) {
-    return [h.named ? 0 : 1, h.spec, h.standing, h.line, h.span[0], -h.order];
+  // A hit's key by a rule of the index's rank (Hit.key); named: the records named in the paste.
+  function keyOf(h, rule, named) {
+    const fields = { named: h.named ? 1 : 0, record_named: named.has(h.record) ? 1 : 0, specificity: h.specificity,
+      standing: h.standing, line: h.line, start: h.span[0], order: h.order, fields: h.fields };
+    return rule.map(function (r) { return r[1] * fields[r[0]]; });
   }
 
-  // One match per record, best first; a message is the exact answer of one record only: a
+  // One match per record, best first; a message is the exact answer of one record only: each
+  // record at its best occurrence, read by its fullest match there, in the index's order; a
   // record whose best occurrence shares a line with a better-ranked record's follows the exact
-  // answers, marked `also` (lookup.py: _rank).
+  // answers, marked `also` (lookup._rank).
   function rank(index, hits) {
-    const best = new Map();
     const named = new Set();
+    for (const h of hits) if (h.named) named.add(h.record);
+    const best = new Map();
     const ofRecord = new Map();
     for (const h of hits) {
       if (!ofRecord.has(h.record)) ofRecord.set(h.record, []);
       ofRecord.get(h.record).push(h);
-      if (h.named) named.add(h.record);
       const prev = best.get(h.record);
-      if (!prev || compareKeys(strength(h), strength(prev)) > 0) best.set(h.record, h);
+      if (!prev || compareKeys(keyOf(h, index.rank.best, named), keyOf(prev, index.rank.best, named)) < 0) {
+        best.set(h.record, h);
+      }
     }
-    function order(h) {
-      return [named.has(h.record) ? 0 : 1, -h.spec, -h.standing, h.line, h.span[0], h.order];
-    }
-    const ordered = Array.from(best.values()).sort(function (a, b) { return compareKeys(order(a), order(b)); });
+    const ordered = Array.from(best.values()).sort(function (a, b) {
+      return compareKeys(keyOf(a, index.rank.order, named), keyOf(b, index.rank.order, named));
+    });
     const exact = [];
     const also = [];
     const claimed = new Set();
@@ -677,40 +512,38 @@
       let shared = false;
       for (let k = h.line; k < h.line + h.lines; k++) if (claimed.has(k)) shared = true;
       for (let k = h.line; k < h.line + h.lines; k++) claimed.add(k);
-      const reading = fullest(index, h, ofRecord.get(h.record));
+      const reading = fullest(index, h, ofRecord.get(h.record), named);
       const values = {};
-      let template = h.name;
       if (reading.m) {
-        const entry = compiled(index, reading.order);
-        entry.names.forEach(function (name, i) {
-          const raw = reading.m[entry.groups[i]];
-          if (raw !== undefined) values[name] = parseValue(index, entry.types[i], raw);
-        });
-        template = index.templates[reading.order].text;
+        for (const [name, type, group] of index.templates[reading.order].fields) {
+          const raw = reading.m[group];
+          if (raw !== undefined) values[name] = parseValue(index, type, raw);
+        }
       }
       (shared ? also : exact).push({
-        record: index.records[h.record], exact: !shared, also: shared, score: h.spec, values: values,
-        line: h.line, lines: h.lines, text: h.text, span: reading.span, template: template,
+        record: index.records[h.record], exact: !shared, also: shared, score: h.specificity, values: values,
+        line: h.line, lines: h.lines, text: h.text, span: reading.span,
         diagnoses: diagnose(index, index.records[h.record].diagnoses, values),
       });
     }
     return exact.concat(also);
   }
 
-  // Of a record's template matches over the same text as `h`, the one that reads the most
-  // values (lookup.py: _fullest).
-  function fullest(index, h, hits) {
+  // Of a record's template matches over the same text as h, the one that reads the most values
+  // (lookup._fullest).
+  function fullest(index, h, hits, named) {
     if (!h.m) return h;
     let chosen = null;
     let key = null;
     for (const o of hits) {
       if (!o.m || o.line !== h.line || o.lines !== h.lines || !(o.span[0] < h.span[1] && h.span[0] < o.span[1])) continue;
-      const k = [compiled(index, o.order).names.length].concat(strength(o));
-      if (chosen === null || compareKeys(k, key) > 0) { chosen = o; key = k; }
+      const k = keyOf(o, index.rank.fullest, named);
+      if (chosen === null || compareKeys(k, key) < 0) { chosen = o; key = k; }
     }
     return chosen;
   }
 
+  // BM25 terms (lookup.terms).
   function terms(index, text) {
     const out = [];
     const found = text.match(index.rx.term) || [];
@@ -726,6 +559,8 @@
     return out;
   }
 
+  // BM25 over the records' terms (of the records among, or all), labelled closest, not exact
+  // (lookup.closest).
   function closest(index, lines, among) {
     const bm = bm25Of(index);
     const set = new Set();
@@ -745,17 +580,19 @@
     scores.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
     return scores.map(function (s) {
       return { record: index.records[s[1]], exact: false, also: false, score: Math.round(s[0] * 10000) / 10000,
-        values: {}, line: null, lines: 0, text: "", span: [0, 0], template: "", diagnoses: [] };
+        values: {}, line: null, lines: 0, text: "", span: [0, 0], diagnoses: [] };
     });
   }
 
   /* ---- values ----------------------------------------------------------------------------- */
 
+  // Python's round() of a number to a whole one.
   function roundHalfEven(x) {
     const r = Math.round(x);
     return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
   }
 
+  // Bytes in a size (values.parse_size).
   function parseSize(index, text) {
     const m = index.rx.sizeParts.exec(text.trim());
     if (!m) return null;
@@ -764,14 +601,16 @@
     return roundHalfEven(Number(m[1].replace(",", ".")) * factor);
   }
 
+  // A placeholder's value (values.Value.parse).
   function parseValue(index, type, text) {
     if (type === "size") return { type: type, text: text, number: parseSize(index, text) };
-    if (type === "int") return { type: type, text: text, number: Number(text.replace(/,/g, "")) };
+    if (type === "int" || type === "status") return { type: type, text: text, number: Number(text.replace(/,/g, "")) };
     if (type === "float") return { type: type, text: text, number: Number(text) };
-    if (type === "quoted") return { type: type, text: text.slice(1, -1), number: null };
+    if (type === "quoted" || type === "bracketed") return { type: type, text: text.slice(1, -1), number: null };
     return { type: type, text: text, number: null };
   }
 
+  // A value as `errorkb lookup --json` gives it (values.Value.as_json).
   function valueJson(v) {
     const out = { type: v.type, text: v.text };
     if (v.number !== null && v.number !== undefined) {
@@ -792,7 +631,7 @@
       text: found ? m.text : null, diagnoses: m.diagnoses };
   }
 
-  /* ---- diagnoses (ext/errorkb/diagnoses.py) --------------------------------------------- */
+  /* ---- diagnoses (ext/errorkb/core/diagnoses.py) ---------------------------------------- */
 
   const UNDEFINED = {};  // thrown by a division by zero: the diagnosis does not apply
   const COMPARE = {
@@ -801,6 +640,7 @@
     "==": function (a, b) { return a === b; }, "!=": function (a, b) { return a !== b; },
   };
 
+  // The values a tree names (diagnoses.names_in).
   function namesIn(tree, required) {
     if (tree[0] === "val" || (tree[0] === "has" && !required)) return [tree[1]];
     const out = [];
@@ -808,6 +648,7 @@
     return out;
   }
 
+  // A tree's value, or UNDEFINED thrown (diagnoses.evaluate).
   function evaluate(tree, values) {
     const op = tree[0];
     if (op === "num" || op === "size") return tree[1];
@@ -833,7 +674,7 @@
     return COMPARE[op](a, b);
   }
 
-  // "size" or "number": what a checked tree of a message computes.
+  // "size" or "number": what a checked tree of a message computes (diagnoses.kind_of).
   function kindOf(tree, values) {
     const op = tree[0];
     if (op === "num") return "number";
@@ -847,11 +688,13 @@
     return left === right ? "number" : "size";
   }
 
+  // Whether the values hold every one of names.
   function holdsAll(names, values) {
     for (const name of names) if (!Object.prototype.hasOwnProperty.call(values, name)) return false;
     return true;
   }
 
+  // Whether a diagnosis holds for the values (diagnoses.applies).
   function applies(d, values) {
     if (!holdsAll(namesIn(d[0], true), values)) return false;
     for (const part of d[1]) if (Array.isArray(part) && !holdsAll(namesIn(part[0], true), values)) return false;
@@ -870,11 +713,13 @@
     return Math.abs(x) >= 1e21 ? x.toExponential(2) : x.toFixed(digits);
   }
 
+  // A number of bytes as a size (diagnoses.format_size).
   function formatSize(index, n) {
     for (const [unit, factor] of index.shown) if (Math.abs(n) >= factor) return roundHalfUp(n / factor, 2) + " " + unit;
     return roundHalfUp(n, 0) + " bytes";
   }
 
+  // A diagnosis's message for the values (diagnoses.say).
   function say(index, d, values) {
     let out = "";
     for (const part of d[1]) {
@@ -908,8 +753,7 @@
 
   return {
     INDEX_VERSION: INDEX_VERSION, prepare: prepare, lookup: lookup, normalise: normalise,
-    looksBinary: looksBinary, diagnose: diagnose, formatSize: formatSize, compileTemplate: compileTemplate,
-    parseSize: parseSize,
+    looksBinary: looksBinary, diagnose: diagnose, formatSize: formatSize, parseSize: parseSize,
     matchJson: matchJson, terms: terms, chars: chars,
   };
 });
