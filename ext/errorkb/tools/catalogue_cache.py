@@ -32,6 +32,7 @@ import zlib
 from typing import Any
 
 from .. import __version__
+from ..core.gc_pause import gc_paused
 from .compiled import Compiled, compile_project
 from .project import site_of
 
@@ -75,7 +76,7 @@ def _read(path: str, where: dict[str, Any]) -> Compiled | None:
     """The catalogue cached at ``path`` if it was made for ``where`` and is current, else None."""
     now = time.time_ns()
     try:
-        with open(path, "rb") as f:
+        with open(path, "rb") as f, gc_paused():  # many objects, no cycles
             head = json.loads(f.readline())
         key = head["key"]
         if key["format"] != FORMAT or key["where"] != where:
