@@ -1,7 +1,7 @@
 """The answer under a failure: whole processes of ``errorkb lookup``, the Python hook and
 ``errorkb run``, each against a bare interpreter start timed alternately with it.
 
-    python bench/cli.py [--runs N] [--records N] [--json]
+    python bench/cli.py [--runs N] [--uncached-runs N] [--records N] [--json]
 
 Two catalogues: this site's records, and ``--records`` generated ones (``gen_records.py``,
 1,000 by default).  For each, one paste that a record answers exactly (its first example):
