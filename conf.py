@@ -131,7 +131,7 @@ errorkb_source_labels = {
     "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
     "huggingface": "Hugging Face libraries", "hardware": "GPU hardware", "openvino": "OpenVINO",
     "ascend": "Huawei Ascend", "graphcore": "Graphcore", "dask": "Dask", "mkl": "Intel MKL", "pandas": "pandas",
-    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention",
+    "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention", "rocm": "ROCm",
 }
 
 # The vendors' code catalogues: the site shows which codes have a page and invites the rest.

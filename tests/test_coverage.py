@@ -89,3 +89,18 @@ def test_every_code_of_the_site_s_catalogues_that_has_a_record_finds_it_alone_an
                 continue
             [first, *_] = lookup(index, code.code).matches
             assert (first.record["id"], first.exact) == (record.id, True), code.code
+
+
+def test_a_catalogue_that_is_a_fifo_or_nested_too_deep_is_refused_at_its_line(tmp_path):
+    import os
+
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("title: x\ncodes: " + "[" * 50_000 + "]" * 50_000 + "\n")
+    vendor, problems = load_code_catalogue("deep", deep, "deep.yaml")
+    assert vendor is None and [str(p) for p in problems] == ["deep.yaml:2: nested more than 64 levels deep"]
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    vendor, problems = load_code_catalogue("fifo", fifo, "fifo.yaml")
+    assert vendor is None and [str(p) for p in problems] == ["fifo.yaml:1: it is a FIFO, not a file"]
+    vendor, problems = load_code_catalogue("none", tmp_path / "none.yaml", "none.yaml")
+    assert [str(p) for p in problems] == ["none.yaml:1: no such file"]

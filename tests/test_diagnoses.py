@@ -61,6 +61,17 @@ def test_bad_conditions_are_refused_with_a_column(text, message, column):
     assert info.value.column == column
 
 
+def test_numbers_and_sizes_up_to_2_53_are_read_and_larger_ones_refused_with_a_column():
+    assert parse_condition(f"n > {2**53}") == [">", ["val", "n"], ["num", 2.0**53]]
+    assert parse_condition("n > 8 PiB") == [">", ["val", "n"], ["size", 2.0**53]]
+    for text, shown in ((f"n > {2**53 + 2}", "9007199254740994 is more than 9,007,199,254,740,992,"),
+                        ("n > 9 PiB", "9 PiB is more than 9,007,199,254,740,992 bytes,"),
+                        ("n > " + "9" * 310 + " B", f"{'9' * 40}... is more than 9,007,199,254,740,992 bytes,")):
+        with pytest.raises(DiagnosisError, match=re.escape(shown + " the most a condition may name")) as info:
+            parse_condition(text)
+        assert info.value.column == 5
+
+
 @pytest.mark.parametrize(("when", "message"), [
     ("other > 4", "'>' compares a size with a number"),
     ("other + gpu > capacity", "'+' mixes a size and a number"),

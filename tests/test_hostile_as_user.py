@@ -3,8 +3,8 @@
 Run as root, this test starts their suite as ``nobody`` in a private mount namespace that lets
 that user reach the interpreter and the project even where they live in a folder only root may
 enter (pyenv under ``/root``), as root builds do for their snippets.  Run as an ordinary user,
-the suite already ran as one.  The hostile records' suite is not run again: it runs no snippet,
-and nothing else it checks depends on who runs the build.
+the suite already ran as one.  The hostile records' and tools' suites are not run again: they
+run no snippet, and nothing else they check depends on who runs them.
 """
 
 from __future__ import annotations

@@ -318,6 +318,7 @@ def test_a_hint_or_a_quote_is_no_exact_answer(index, hint):
     "model_load_failed  error='CUDA out of memory. Tried to allocate 2.00 MiB'  model=whisper",
     "`CUDA out of memory. Tried to allocate 2.00 MiB`",
     'raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 MiB") RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB',
+    "RuntimeError: ('CUDA out of memory. Tried to allocate 2.00 MiB', 3)",  # an exception raised with a tuple
 ])
 def test_a_message_quoted_as_data_is_still_the_error(index, paste):
     top = lookup(index, paste).matches[0]

@@ -288,3 +288,11 @@ def test_a_site_may_require_every_record_to_say_what_it_was_checked_against(tmp_
         load_record(path, root=tmp_path, schema=schema)
     path.write_text(record_text().replace("related:", CHECKED, 1))
     assert load_record(path, root=tmp_path, schema=schema).checked is not None
+
+
+def test_an_example_wrapped_over_two_lines_matches_as_the_lookup_reads_it(tmp_path):
+    wrapped = '"DemoError: could not allocate 2.00 GiB\\n  on device 0"'
+    path = tmp_path / "errors/demo/demo-oom.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(record_text().replace('"DemoError: could not allocate 2.00 GiB on device 0"', wrapped))
+    assert load_record(path, root=tmp_path, schema=DEMO_SCHEMA).messages[0].examples[0].text.count("\n") == 1

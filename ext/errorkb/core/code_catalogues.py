@@ -26,7 +26,8 @@ from typing import Any
 
 import yaml
 
-from .records import URL, Problem, Record
+from .reading import Refused, read_file
+from .records import MAX_DEPTH, URL, Problem, Record, too_deep
 
 #: The largest catalogue file read, in bytes.
 MAX_CATALOGUE_BYTES = 4 * 1024 * 1024
@@ -61,12 +62,15 @@ def load_code_catalogue(name: str, path: Path, shown: str) -> tuple[CodeCatalogu
         return None, [Problem(shown, line, message)]
 
     try:
-        if not path.is_file():
-            return problem(1, "not a regular file" if path.exists() else "no such file")
-        if path.stat().st_size > MAX_CATALOGUE_BYTES:
-            return problem(1, f"larger than {MAX_CATALOGUE_BYTES:,} bytes")
-        text = path.read_text(encoding="utf-8")
+        text = read_file(path, MAX_CATALOGUE_BYTES).decode("utf-8")
+        deep = too_deep(text, first_line=1)
+        if deep is not None:
+            return problem(deep, f"nested more than {MAX_DEPTH} levels deep")
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except Refused as exc:
+        return problem(1, str(exc))
+    except FileNotFoundError:
+        return problem(1, "no such file")
     except (OSError, UnicodeDecodeError) as exc:
         return problem(1, f"cannot read it: {exc}")
     except yaml.YAMLError as exc:

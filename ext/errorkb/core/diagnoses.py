@@ -35,6 +35,7 @@ imports Sphinx.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
@@ -47,6 +48,9 @@ from .values import UNIT_FACTORS, Value
 MAX_TEXT = 400
 #: Deepest nesting of a condition's tree.
 MAX_DEPTH = 24
+#: The largest number, or size in bytes, a condition (or any field of a record) may name: the
+#: largest whole number that Python's and JavaScript's floats both hold exactly (8 PiB as a size).
+MAX_NUMBER = 2**53
 #: Units that a size in a condition may have, and those sizes are shown in (largest first).
 SIZE_UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "KB", "MB", "GB", "TB", "PB", "B")
 SHOWN_UNITS = (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
@@ -216,10 +220,13 @@ class _Parser:
 
     def atom(self) -> list[Any]:
         kind, text, column = self.take()
-        if kind == "number":
-            return ["num", float(text)]
-        if kind == "size":
-            return ["size", float(parse_quantity(text))]
+        if kind in ("number", "size"):
+            value = float(text) if kind == "number" else parse_quantity(text)
+            if value > MAX_NUMBER:
+                shown = text if len(text) <= 40 else text[:40] + "..."
+                unit = " bytes" if kind == "size" else ""
+                raise DiagnosisError(f"{shown} is more than {MAX_NUMBER:,}{unit}, the most a condition may name", column)
+            return ["num" if kind == "number" else "size", value]
         if kind == "name":
             return ["val", text]
         if text == "has":
@@ -238,11 +245,12 @@ class _Parser:
         raise DiagnosisError("expected a value, a number or '('" if kind != "end" else "unfinished condition", column)
 
 
-def parse_quantity(text: str) -> int:
-    """Bytes in a size of a condition, such as ``512 MiB``."""
+def parse_quantity(text: str) -> float:
+    """Bytes in a size of a condition, such as ``512 MiB``; infinite beyond what a float holds."""
     m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)[ \t]?([A-Za-z]+)", text)
     assert m is not None
-    return round(float(m.group(1)) * UNIT_FACTORS[m.group(2).lower()])
+    size = float(m.group(1)) * UNIT_FACTORS[m.group(2).lower()]
+    return float(round(size)) if math.isfinite(size) else size
 
 
 def parse_condition(text: str) -> list[Any]:

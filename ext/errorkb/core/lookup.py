@@ -700,7 +700,8 @@ def _quoted_in_prose(text: str) -> bool:
             del opened[kind]
     for at in opened.values():
         before = text[:at].rstrip(" \t")
-        if before and (before[-1] == "(" or _WORD_CHAR.match(before[-1])) and not _CLASS_CALL.search(before):
+        called = before.endswith("(") and before[:-1].strip(" \t") != ""  # print("...; not an exception's ('...', ...)
+        if before and (called or _WORD_CHAR.match(before[-1])) and not _CLASS_CALL.search(before):
             return True
     return False
 

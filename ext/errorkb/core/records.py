@@ -20,17 +20,45 @@ from typing import Any, Generic, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from .diagnoses import MAX_NUMBER
 from .diagnoses import problems_of as diagnosis_problems
 from .markdown import Heading, outline
+from .reading import Refused, not_a_file, read_file
 from .schema import SLUG, Schema
 from .templates import Template, TemplateError, compile_template, where_it_stops
 
 T = TypeVar("T")
 
 try:  # the C loader is several times faster where libyaml is present
-    _Loader: type = yaml.CSafeLoader
+    _SafeLoader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+    _SafeLoader = yaml.SafeLoader
+
+
+class Loader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """Safe YAML in which a scalar that reads as no value Python holds (``2026-13-45``, a number
+    of 5,000 digits, one beyond :data:`MAX_NUMBER`) is a YAML error at its line, not an exception."""
+
+
+def _bounded(construct: Callable[[Any, yaml.ScalarNode], Any]) -> Callable[[Any, yaml.ScalarNode], Any]:
+    def constructor(loader: Any, node: yaml.ScalarNode) -> Any:
+        shown = repr(node.value if len(node.value) <= 40 else node.value[:40] + "...")
+        try:
+            value = construct(loader, node)
+        except (ValueError, OverflowError) as exc:
+            if node.tag.endswith(":timestamp"):
+                raise yaml.constructor.ConstructorError(None, None, f"{shown} is not a date: {exc}",
+                                                        node.start_mark) from None
+            value = None
+        if value is None or (isinstance(value, (int, float)) and not -MAX_NUMBER <= value <= MAX_NUMBER):
+            raise yaml.constructor.ConstructorError(None, None, f"{shown} is not a number a record may hold "
+                                                    f"(from -{MAX_NUMBER:,} to {MAX_NUMBER:,})", node.start_mark)
+        return value
+    return constructor
+
+
+for _tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"):
+    Loader.add_constructor(_tag, _bounded(Loader.yaml_constructors[_tag]))
 
 ALIAS = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 URL = r"^https?://\S+$"
@@ -284,9 +312,11 @@ def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(
             size = path.stat().st_size
             if size > max_bytes:
                 raise fail(1, _too_large(size, max_bytes))
-            raw = path.read_bytes()
+            raw = read_file(path, max_bytes)
         except OSError as exc:
             raise fail(1, f"cannot read the file: {exc.strerror}") from None
+        except Refused as exc:
+            raise fail(1, f"not read: {exc}") from None
         try:
             text = raw.decode("utf-8-sig")  # as Sphinx reads sources: a leading BOM is dropped
         except UnicodeDecodeError as exc:
@@ -302,7 +332,7 @@ def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(
     front, body, fm_lines = parts
     problems += _unfilled(text, shown)
 
-    deep = _too_deep(front)
+    deep = too_deep(front)
     if deep is not None:
         raise fail(deep, f"the front matter is nested more than {MAX_DEPTH} levels deep")
     try:
@@ -360,8 +390,9 @@ def _too_large(size: int, max_bytes: int) -> str:
 _DEEP_INDENT = re.compile(r"(?:\A|\n)[ \t?-]{30}")
 
 
-def _too_deep(front: str) -> int | None:
-    """The file line where the front matter nests deeper than :data:`MAX_DEPTH`, or None.
+def too_deep(front: str, first_line: int = 2) -> int | None:
+    """The file line where YAML (front matter starting at ``first_line``) nests deeper than
+    :data:`MAX_DEPTH`, or None.
 
     Checked on the parser's events, which need no recursion, so that no nesting can exhaust the
     stack of the composer that follows.  Front matter with at most 30 brackets and lines
@@ -371,11 +402,11 @@ def _too_deep(front: str) -> int | None:
         return None
     depth = 0
     try:
-        for event in yaml.parse(front, Loader=_Loader):
+        for event in yaml.parse(front, Loader=Loader):
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    return event.start_mark.line + 2
+                    return event.start_mark.line + first_line
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except yaml.YAMLError:
@@ -414,17 +445,24 @@ def _compile_messages(raw: Any, lines: dict[str, int], shown: str) -> tuple[list
             continue
         templates.append(template)
         for j, example in enumerate(message.examples):
-            if not template.matches(example.text):
+            if not _matches_as_pasted(template, example.text):
                 key = f"messages[{i}].examples[{j}]"
                 problems.append(Problem(shown, _line_for(lines, key),
                                         f"{key} does not match its template: {where_it_stops(template, example.text)}"))
     return templates, problems
 
 
+def _matches_as_pasted(template: Template, text: str) -> bool:
+    """Whether the template matches a line of ``text``, or two adjacent lines joined by a space,
+    as the lookup reads a paste whose message wrapped."""
+    lines = text.splitlines() or [text]
+    return any(map(template.matches, lines)) or any(template.matches(f"{a} {b}") for a, b in zip(lines, lines[1:]))
+
+
 def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Problem]]:
     """Load YAML, recording the line of every field (file lines: the '---' is line 1)."""
     try:
-        node = yaml.compose(front, Loader=_Loader)
+        node = yaml.compose(front, Loader=Loader)
     except yaml.YAMLError as exc:
         return None, {}, [Problem(shown, _yaml_error_line(exc), f"invalid YAML: {_yaml_reason(exc)}")]
     if node is None:
@@ -435,7 +473,7 @@ def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Probl
     if problems:
         return None, lines, problems
     try:
-        data = yaml.load(front, Loader=_Loader)
+        data = yaml.load(front, Loader=Loader)
     except yaml.YAMLError as exc:  # e.g. an unknown tag
         mark = getattr(exc, "problem_mark", None)
         return None, lines, [Problem(shown, mark.line + 2 if mark else 2, f"invalid YAML: {_yaml_reason(exc)}")]
@@ -589,7 +627,8 @@ class Catalogue:
 
 
 def record_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*/*.md") if p.is_file())
+    """The files at a record's place, ``<source>/<id>.md``: FIFOs and devices too, to be refused."""
+    return sorted(p for p in folder.glob("*/*.md") if p.exists() and not p.is_dir())
 
 
 def stray_files(folder: Path) -> list[Path]:
@@ -606,10 +645,10 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
     """Load every record; return what loaded and every problem found, files in order.
 
     A Markdown file elsewhere than ``<folder>/<source>/<id>.md`` is reported, as no record is
-    read from it.  A record file that is a symbolic link leading out of ``root`` (or of ``folder`` without a
-    root) is refused unread.  With ``cache``, a file whose bytes are unchanged reuses its
-    record instead of being parsed and checked again; ``cache`` is updated to the files just
-    loaded.  The checks across records always run.
+    read from it.  A record file that is not a regular file (a FIFO, a device), or a symbolic link
+    leading out of ``root`` (or of ``folder`` without a root), is refused unread.  With ``cache``,
+    a file whose bytes are unchanged reuses its record instead of being parsed and checked
+    again; ``cache`` is updated to the files just loaded.  The checks across records always run.
     """
     records: dict[str, Record] = {}
     problems: list[Problem] = []
@@ -618,6 +657,10 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
     problems += [Problem(_link_path(path, root), 1, f"not read as a record: records are {folder.name}/<source>/<id>.md")
                  for path in stray_files(folder)]
     for path in record_files(folder):
+        kind = not_a_file(path)
+        if kind is not None:
+            problems.append(Problem(_link_path(path, root), 1, f"not read: it is {kind}, not a file"))
+            continue
         if leaves(path, root or folder):
             problems.append(Problem(_link_path(path, root), 1, "a symbolic link to a file outside the source folder; "
                                     "put the record itself here"))
@@ -673,8 +716,8 @@ def _load_cached(path: Path, schema: Schema, root: Path | None, cache: RecordCac
     try:
         if path.stat().st_size > max_bytes:
             return load()  # refuses it, unread
-        digest = hashlib.blake2b(path.read_bytes(), digest_size=16, key=schema.fingerprint.encode()).hexdigest()
-    except OSError:
+        digest = hashlib.blake2b(read_file(path, max_bytes), digest_size=16, key=schema.fingerprint.encode()).hexdigest()
+    except (OSError, Refused):
         return load()  # reports the error
     hit = cache.get(str(path))
     record = hit[1] if hit is not None and hit[0] == digest else load()

@@ -68,6 +68,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("errorkb_allow_raw_html", False, (bool,),
            "Let records publish raw HTML (HTML blocks and inline tags in the prose, the ``raw`` directive); "
            "by default each is refused at its line."),
+    Option("errorkb_url_schemes", ["http", "https", "mailto"], (list, tuple),
+           "The schemes of the URLs a record's page may link to or show (links, images, figure and image "
+           "targets); a relative URL is always allowed, any other scheme (``javascript:``, ``data:``) is refused "
+           "at its line."),
     Option("errorkb_repository_url", "", (str,),
            "The site's GitHub repository (https://github.com/OWNER/REPO): a paste that matches nothing is offered "
            "its missing-error issue form (.github/ISSUE_TEMPLATE/missing-error.yml), prefilled; empty: no such link.",
@@ -114,6 +118,7 @@ class Settings:
     ceilings: Ceilings
     max_record_size: int  # bytes
     allow_raw_html: bool
+    url_schemes: frozenset[str]  # lower-case, without the ':'
     repository_url: str
     llms_summary: str
     opensearch_description: str
@@ -148,6 +153,7 @@ def settings_from(values: dict[str, Any]) -> Settings:
         ceilings=ceilings(values),
         max_record_size=size(values, "errorkb_max_record_size"),
         allow_raw_html=values["errorkb_allow_raw_html"],
+        url_schemes=_schemes(values["errorkb_url_schemes"]),
         repository_url=values["errorkb_repository_url"],
         llms_summary=values["errorkb_llms_summary"],
         opensearch_description=values["errorkb_opensearch_description"],
@@ -183,6 +189,15 @@ def _releases(value: dict[Any, Any]) -> dict[str, str]:
         raise ValueError("errorkb_current_releases must map product names to releases, both strings "
                          "(quote releases: '2.10')")
     return dict(value)
+
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")
+
+
+def _schemes(value: list[Any] | tuple[Any, ...]) -> frozenset[str]:
+    if not all(isinstance(scheme, str) and _SCHEME.match(scheme) for scheme in value):
+        raise ValueError(f"errorkb_url_schemes = {value!r} is not a list of URL schemes such as ['http', 'https']")
+    return frozenset(scheme.lower() for scheme in value)
 
 
 def _records_dir(value: str) -> str:

@@ -6,6 +6,7 @@ Also what the settings and the snippets' claims parse sizes with.  Nothing here 
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from typing import Any, NamedTuple
 
@@ -24,9 +25,8 @@ def parse_size(text: str) -> float | None:
     if not m:
         return None
     factor = UNIT_FACTORS.get(m.group(2).lower())
-    if factor is None:
-        return None
-    return round(float(m.group(1).replace(",", ".")) * factor)
+    size = float(m.group(1).replace(",", ".")) * factor if factor is not None else math.inf
+    return round(size) if math.isfinite(size) else None
 
 
 def json_number(x: float) -> float | int | None:

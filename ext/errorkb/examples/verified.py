@@ -23,7 +23,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..core.records import SLUG, Problem
+from ..core.reading import Refused, read_file
+from ..core.records import MAX_RECORD_BYTES, SLUG, Loader, Problem
 
 SUFFIX = ".verified.yaml"
 
@@ -50,10 +51,10 @@ def verified_path(record_path: Path) -> Path:
 def load_verified(path: Path, shown: str) -> tuple[dict[str, Verification], list[Problem]]:
     """The newest entry per snippet id, and the problems found (file and line)."""
     try:
-        text = path.read_text(encoding="utf-8")
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_file(path, MAX_RECORD_BYTES).decode("utf-8")
+        node = yaml.compose(text, Loader=Loader)
+        data = yaml.load(text, Loader=Loader)
+    except (OSError, UnicodeDecodeError, Refused) as exc:
         return {}, [Problem(shown, 1, f"cannot read the file: {exc}")]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

@@ -137,11 +137,14 @@ def _answer(args: argparse.Namespace, name: str, question: str) -> str:
 
 
 def _pasted_message(args: argparse.Namespace) -> str:
+    """The paste of ``--message``, ``--message-file`` (at most ``_READ_LIMIT`` bytes) or a terminal."""
+    from ..core.reading import read_stream
+
     if args.message_file is not None:
         if args.message_file == "-":
-            return sys.stdin.read()
-        with open(args.message_file, encoding="utf-8") as f:
-            return f.read()
+            return read_stream(sys.stdin, _READ_LIMIT)
+        with open(args.message_file, encoding="utf-8") as f:  # a pipe too: <(command)
+            return read_stream(f, _READ_LIMIT)
     if args.message is not None or not sys.stdin.isatty():
         return args.message or ""
     # Read the whole paste, so that no line of it is left over for the shell to run.
@@ -165,9 +168,11 @@ def cmd_new(args: argparse.Namespace) -> int:
         "source": _answer(args, "source", "source: who raises it (xla, neuron, pytorch, cuda ...)"),
         "title": _answer(args, "title", "title, a few words"),
     }
+    from ..core.reading import Refused
+
     try:
         paste = _pasted_message(args)
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, Refused) as exc:
         print(f"errorkb new: cannot read the message: {exc}", file=sys.stderr)
         return 2
     message, count = pick_line(paste)
@@ -228,7 +233,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 #: Bytes of standard input kept (its end: errors come last): as many as lookup.MAX_PASTE characters.
+#: ``new`` reads no more of its message.
 _READ_LIMIT = 10 * 1024 * 1024
+#: The largest lookup index ``lookup --index`` reads (a site of some 50,000 records).
+_INDEX_LIMIT = 128 * 1024 * 1024
 _LOOKUP_EXIT = """exit status:
   0  at least one error matched exactly
   1  no exact match (closest records listed, if any)
@@ -265,11 +273,14 @@ def _lookup_index(args: argparse.Namespace):
     from ..core.lookup import LookupIndex
 
     if args.index:
+        from ..core.reading import Refused, read_file
+
         try:
-            with open(args.index, encoding="utf-8") as f:
-                return LookupIndex.from_json(json.load(f))
-        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+            return LookupIndex.from_json(json.loads(read_file(args.index, _INDEX_LIMIT)))
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, Refused) as exc:
             raise SystemExit(f"errorkb: cannot read the lookup index {args.index}: {exc}") from None
+        except RecursionError:
+            raise SystemExit(f"errorkb: cannot read the lookup index {args.index}: it is nested too deeply") from None
     site = _site(args)
     if site.problems:
         print(f"errorkb: {len(site.problems)} problem(s) in the records (see 'errorkb check'); "

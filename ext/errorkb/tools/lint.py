@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..core.reading import not_a_file
 from ..core.records import Problem
 
 #: Rules that do not fit this site: prose is wrapped by hand and messages are long (MD013),
@@ -41,6 +42,10 @@ def lint_prose(files: list[Path], *, root: Path) -> list[Problem]:
     readable: list[Path] = []
     problems: list[Problem] = []
     for path in files:
+        kind = not_a_file(path)
+        if kind is not None:
+            problems.append(Problem(_shown(path, root), 1, f"not read: it is {kind}, not a file"))
+            continue
         try:
             raw = path.read_bytes()
             raw.decode("utf-8")
@@ -71,7 +76,8 @@ def markdown_files(folder: Path) -> list[Path]:
 
 
 def _shown(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+    """``path`` from ``root``: as written where it can be (a link to a device is named by the link)."""
+    for shown, base in ((path.absolute(), root.absolute()), (path.resolve(), root.resolve())):
+        if shown.is_relative_to(base):
+            return shown.relative_to(base).as_posix()
+    return path.as_posix()

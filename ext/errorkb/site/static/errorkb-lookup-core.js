@@ -466,7 +466,8 @@
     }
     for (const at of opened.values()) {
       const before = text.slice(0, at).replace(/[ \t]+$/, "");
-      if (before && (before[before.length - 1] === "(" || index.rx.wordChar.test(before[before.length - 1]))
+      const called = before.endsWith("(") && before.slice(0, -1).replace(/^[ \t]+|[ \t]+$/g, "") !== "";
+      if (before && (called || index.rx.wordChar.test(before[before.length - 1]))
           && !index.rx.classCall.test(before)) return true;
     }
     return false;
