@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def rootdir() -> Path:
     """Where Sphinx's ``app`` fixture finds ``testroot="name"``: ``tests/roots/test-name``."""
     return Path(__file__).resolve().parent / "roots"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The compiled catalogues the terminal tools cache (``$XDG_CACHE_HOME/errorkb``) go to a
+    folder of the session's own, for the tests and every process they start."""
+    folder = tmp_path_factory.mktemp("cache-home")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if before is None:
+        del os.environ["XDG_CACHE_HOME"]
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 class Snapshots:
@@ -180,9 +195,14 @@ def project(tmp_path: Path) -> Project:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real site, built once per test session into a temporary folder."""
+    """The real site, built once per test session into a temporary folder.
+
+    Its snippets are not run here: each is a test item of its own (``errors/<source>/<id>.md::<id>``),
+    so the pages show the statuses of an empty cache, and the build does not run them all again.
+    """
     out = tmp_path_factory.mktemp("site")
-    cmd = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "-d", str(out / "doctrees"), str(ROOT), str(out / "html")]
+    cmd = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "-D", "errorkb_run_examples=0",
+           "-d", str(out / "doctrees"), str(ROOT), str(out / "html")]
     env = {k: v for k, v in os.environ.items() if k != "READTHEDOCS_CANONICAL_URL"}  # a local build
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
     assert result.returncode == 0, result.stderr
@@ -228,9 +248,9 @@ class Installed:
 
 
 def _constraints(folder: Path) -> Path:
-    """The pinned versions of requirements.txt, as pip constraints (which take no extras)."""
-    lines = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    pins = [re.sub(r"\[[^\]]*\]", "", line) for line in lines if "==" in line and not line.startswith("#")]
+    """The pinned versions of requirements/, as pip constraints (which take no extras)."""
+    lines = [line for path in sorted((ROOT / "requirements").glob("*.txt")) for line in path.read_text(encoding="utf-8").splitlines()]
+    pins = sorted({re.sub(r"\[[^\]]*\]", "", line) for line in lines if "==" in line and not line.startswith("#")})
     path = folder / "constraints.txt"
     path.write_text("\n".join(pins) + "\n", encoding="utf-8")
     return path

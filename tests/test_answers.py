@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_CONF, ROOT
-from errorkb.tools.answers import Answers, base_url, find_project
-from errorkb.tools.project import open_project
+from errorkb.tools.answers import Answers, base_url, find_site
 from lookup_records import write_records
 
 DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; "
@@ -30,26 +29,26 @@ def test_the_records_are_found_in_the_root_given_else_the_environment_else_here_
     (elsewhere / "errors" / "handlers.py").write_text("")
     monkeypatch.chdir(elsewhere)
     monkeypatch.delenv("ERRORKB_ROOT", raising=False)
-    assert find_project(root).root == root
-    assert find_project().root == ROOT  # the checkout this package is installed from
+    assert Path(find_site(root).root) == root
+    assert Path(find_site().root) == ROOT  # the checkout this package is installed from
     monkeypatch.chdir(root)
-    assert find_project().root == root
+    assert Path(find_site().root) == root
     monkeypatch.chdir(root / "errors")  # the site's conf.py is found from a folder inside it
-    assert find_project().root == root
+    assert Path(find_site().root) == root
     monkeypatch.setenv("ERRORKB_ROOT", str(elsewhere))
     with pytest.raises(LookupError, match=f"no records in {elsewhere / 'errors'}; give --root or set ERRORKB_ROOT"):
-        find_project()
+        find_site()
 
 
 def test_the_base_url_comes_from_the_environment_or_the_sites_conf_py(root: Path, monkeypatch):
     monkeypatch.delenv("ERRORKB_BASE_URL", raising=False)
-    assert base_url(open_project(root)) == ""
+    assert base_url(find_site(root).base_url) == ""
     (root / "conf.py").write_text('import os\nhtml_baseurl = os.environ.get("X", "https://old.example.org")\n')
-    assert base_url(open_project(root)) == "https://old.example.org/"  # conf.py runs, as in a build
+    assert base_url(find_site(root).base_url) == "https://old.example.org/"  # conf.py runs, as in a build
     (root / "conf.py").write_text('html_baseurl = "https://old.example.org"\nerrorkb_base_url: str = "https://kb.example.org"\n')
-    assert base_url(open_project(root)) == "https://kb.example.org/"
+    assert base_url(find_site(root).base_url) == "https://kb.example.org/"
     monkeypatch.setenv("ERRORKB_BASE_URL", "https://mirror.example.org/kb")
-    assert base_url(open_project(root)) == "https://mirror.example.org/kb/"
+    assert base_url(find_site(root).base_url) == "https://mirror.example.org/kb/"
 
 
 def test_the_block_shows_the_record_its_values_their_meaning_and_first_fixes(root: Path, monkeypatch):

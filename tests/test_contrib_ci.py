@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -72,10 +73,10 @@ def test_pull_requests_run_untrusted_code_with_a_read_only_token_and_no_secrets(
 
 def test_pull_requests_check_test_and_build_with_the_makefile():
     runs = [step["run"] for step in steps(load(PULL_REQUEST)) if "run" in step]
-    assert runs[:3] == ["make check", "make test", "make html"]
-    assert [run.split("\n")[0] for run in runs[3:]] == ["make doctest > /dev/null || true"]  # the results, from the cache
+    assert runs[:4] == ["make check", 'make test-changed BASE="$BASE"', "make test", "make html"]
+    assert [run.split("\n")[0] for run in runs[4:]] == ["make doctest > /dev/null || true"]  # the results, from the cache
     makefile = (ROOT / "Makefile").read_text()
-    for target in ("check", "test", "html"):
+    for target in ("check", "test-changed", "test", "html"):
         assert re.search(rf"^{target}:", makefile, re.M), f"the Makefile has no {target} target"
 
 
@@ -87,6 +88,49 @@ def test_reviewers_get_every_snippets_result_and_the_site_that_shows_them():
     assert summary["if"] == "success() || failure()" and summary["env"]["SITE_URL"] == "${{ steps.site.outputs.artifact-url }}"
     assert "_build/examples/output.txt" in summary["run"] and '>> "$GITHUB_STEP_SUMMARY"' in summary["run"]
     assert "artifact" in (ROOT / "CONTRIBUTING.md").read_text()
+
+
+def test_the_changed_records_are_diffed_against_the_pull_requests_base():
+    (job,) = [job for job in load(PULL_REQUEST)["jobs"].values()
+              if any(step.get("run", "").startswith("make test-changed") for step in job["steps"])]
+    checkout = next(step for step in job["steps"] if step.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["fetch-depth"] == 0
+    run = next(step for step in job["steps"] if step.get("run", "").startswith("make test-changed"))
+    assert run["env"] == {"BASE": "${{ github.event.pull_request.base.sha }}"}
+
+
+def requirement_names(level: str) -> set[str]:
+    """The packages requirements/<level>.txt installs, with those of the files it includes."""
+    names: set[str] = set()
+    for line in (ROOT / "requirements" / f"{level}.txt").read_text(encoding="utf-8").splitlines():
+        if line.startswith("-r "):
+            names |= requirement_names(line[3:].removesuffix(".txt"))
+        elif line and not line.startswith(("#", "-")):
+            names.add(re.split(r"[\[=<>]", line)[0].lower())
+    return names
+
+
+def test_each_job_installs_only_what_its_target_needs():
+    """The check gets the package's own dependencies and its linter; the snippets CPU builds; every
+    make target installs its own level, each job's pip cache is keyed on all of them."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    dependencies = {re.split(r"[\[=<>]", d)[0].lower() for d in project["dependencies"]}
+    assert requirement_names("check") <= dependencies | {"docutils", "rumdl"}
+    assert {"torch", "jax", "playwright"}.isdisjoint(requirement_names("check"))
+    assert {"playwright", "ipykernel", "mcp"}.isdisjoint(requirement_names("records") | requirement_names("site"))
+    for workflow in (load(PULL_REQUEST), load(PUBLISH)):
+        for job in workflow["jobs"].values():
+            runs = " ".join(step.get("run", "") for step in job["steps"])
+            if re.search(r"make (test|html)", runs):  # these install the snippets' packages
+                assert job["env"]["PIP_EXTRA_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
+    makefile = (ROOT / "Makefile").read_text()
+    for target, level in {"check": "check", "new": "check", "test-changed": "records", "html": "site",
+                          "serve": "site", "doctest": "site", "test": "test"}.items():
+        assert re.search(rf"^{target}: \$\(STAMP:%=%-{level}\)", makefile, re.M), target
+    for workflow in (load(PULL_REQUEST), load(PUBLISH)):
+        for step in steps(workflow):
+            if step.get("uses", "").startswith("actions/setup-python@"):
+                assert step["with"]["cache-dependency-path"].split() == ["requirements/*.txt", "snippet-requirements.txt"]
 
 
 def test_builds_and_tests_get_the_snippet_sandbox_first():
@@ -115,7 +159,7 @@ def test_merges_publish_the_checked_site_with_github_pages():
 def test_read_the_docs_builds_the_same_site():
     config = yaml.safe_load((ROOT / ".readthedocs.yaml").read_text())
     assert config["sphinx"] == {"configuration": "conf.py", "builder": "html", "fail_on_warning": True}
-    assert {"requirements": "requirements.txt"} in config["python"]["install"]
+    assert {"requirements": "requirements/site.txt"} in config["python"]["install"]
     assert config["build"]["tools"]["python"] == "3.11"
 
 

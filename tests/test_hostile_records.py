@@ -1,7 +1,8 @@
 """Records written to smuggle or to break the build: each is refused at its file and line, and
 an interrupted build leaves the last site in place.
 
-Runs as root (as CI does) and, through ``test_hostile_as_user.py``, as an ordinary user.
+Nothing here runs a snippet or depends on who runs the build, so it runs once, as whoever runs
+the tests; ``test_hostile_as_user.py`` reruns only the snippets' suite as an ordinary user.
 """
 
 from __future__ import annotations

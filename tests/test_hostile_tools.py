@@ -1,7 +1,8 @@
 """Every terminal tool and the build on inputs written to break them: each answers with a message
 and its documented exit status, never a traceback, a hang or an unbounded read.
 
-Runs as root (as CI does) and, through ``test_hostile_as_user.py``, as an ordinary user.
+Nothing here runs a snippet or depends on who runs the tools, so it runs once, as whoever runs
+the tests; ``test_hostile_as_user.py`` reruns only the snippets' suite as an ordinary user.
 """
 
 from __future__ import annotations

@@ -50,11 +50,9 @@ def test_check_and_the_build_agree_on_broken_snippets_and_pages(project) -> None
     body = "".join(f"{snippet}\n" for snippet in SNIPPETS.values())
     project.add_record(record_text().replace("Fewer samples per step need fewer activations.\n",
                                              "Fewer samples per step need fewer activations.\n\n" + body))
-    project.add_record(record_text(id="demo-codes", code="[DEMO 2, DEMO2]").replace(
-        "allocate {requested", "give {requested").replace("could not allocate 2.00", "could not give 2.00"), id="demo-codes")
     project.write("errors/demo/demo-oom.verified.yaml", VERIFIED)
     checked, built = check_lines(project), build_lines(project)
-    assert len(checked) == len(SNIPPETS) + 1 + 2, checked  # the pair of twins once, a code, two entries
+    assert len(checked) == len(SNIPPETS) + 2, checked  # the pair of twins once, two entries
     assert sorted(set(built)) == sorted(set(checked))
 
 

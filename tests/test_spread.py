@@ -9,7 +9,8 @@ import pytest
 
 from conftest import DEMO_SCHEMA, record_text
 from errorkb.core import spread
-from errorkb.core.records import load_catalogue
+from errorkb.core.records import MAX_RECORD_BYTES, load_catalogue
+from errorkb.core.spread import load_spread
 
 
 @pytest.fixture(autouse=True)
@@ -38,8 +39,11 @@ def catalogue_with_problems(root: Path) -> None:
 
 
 def outcome(root: Path, processes: int, cache: dict | None = None) -> tuple[list[str], list[str]]:
-    catalogue, problems = load_catalogue(root / "errors", schema=DEMO_SCHEMA, root=root, cache=cache,
-                                         processes=processes)
+    """What loading gives in ``processes`` processes, as a build with ``-j`` loads (one process where
+    :func:`load_spread` declines)."""
+    given = {"schema": DEMO_SCHEMA, "root": root, "cache": cache, "max_bytes": MAX_RECORD_BYTES}
+    spread = load_spread(root / "errors", processes=processes, **given) if processes > 1 else None
+    catalogue, problems = spread or load_catalogue(root / "errors", **given)
     return sorted(catalogue.records), [str(p) for p in problems]
 
 

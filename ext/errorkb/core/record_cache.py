@@ -17,6 +17,7 @@ from . import schema as site_schema
 from .gc_pause import gc_paused
 from .records import MAX_RECORD_BYTES, Catalogue, Frontmatter, Problem, RecordCache, load_catalogue
 from .schema import Schema
+from .spread import load_spread
 
 CACHE_FILE = "errorkb-records.pickle"
 
@@ -58,8 +59,9 @@ def load_catalogue_cached(folder: Path, schema: Schema, root: Path, cache_dir: P
     with gc_paused():
         cache = read(cache_dir)
         before = {path: digest for path, (digest, _) in cache.items()}
-        catalogue, problems = load_catalogue(folder, schema=schema, root=root, cache=cache, max_bytes=max_bytes,
-                                             processes=processes)
+        spread = load_spread(folder, schema=schema, root=root, cache=cache, max_bytes=max_bytes,
+                             processes=processes) if processes > 1 else None
+        catalogue, problems = spread or load_catalogue(folder, schema=schema, root=root, cache=cache, max_bytes=max_bytes)
     for record in catalogue.records.values():
         for template in record.templates:
             template.release()

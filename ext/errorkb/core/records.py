@@ -780,8 +780,7 @@ RecordCache = dict[str, tuple[str, Record]]
 
 
 def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None = None,
-                   cache: RecordCache | None = None, max_bytes: int = MAX_RECORD_BYTES,
-                   processes: int = 1) -> tuple[Catalogue, list[Problem]]:
+                   cache: RecordCache | None = None, max_bytes: int = MAX_RECORD_BYTES) -> tuple[Catalogue, list[Problem]]:
     """Load every record; return what loaded and every problem found, files in order.
 
     A Markdown file elsewhere than ``<folder>/<source>/<id>.md`` is reported, as no record is
@@ -789,15 +788,8 @@ def load_catalogue(folder: Path, *, schema: Schema = Schema(), root: Path | None
     leading out of ``root`` (or of ``folder`` without a root), is refused unread.  With ``cache``,
     a file whose bytes are unchanged reuses its record instead of being parsed and checked
     again; ``cache`` is updated to the files just loaded.  The checks across records always run.
-    With ``processes`` above 1 the files are read, and the examples checked, in that many
-    processes (:mod:`.spread`), with the same outcome.
+    :func:`.spread.load_spread` does the same in several processes.
     """
-    if processes > 1:
-        from .spread import load_spread
-
-        spread = load_spread(folder, schema=schema, root=root, cache=cache, max_bytes=max_bytes, processes=processes)
-        if spread is not None:
-            return spread
     problems, paths = placed_files(folder, root)
     fresh: RecordCache = {}
     loaded = []

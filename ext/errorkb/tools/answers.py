@@ -1,97 +1,92 @@
 """The answers ``errorkb run``, the Python hook and the MCP server give, from a checkout's records.
 
-One engine: the records are loaded by :func:`~errorkb.records.load_catalogue` and a paste is
-matched by :func:`~errorkb.lookup.lookup`, as ``errorkb lookup`` does; no built site and no
-network are needed.  Lookups answer ``{"matches": [...]}`` with the entries of
-``errorkb lookup --json``; :meth:`Answers.block` is the short text printed under a failure.
+One engine: a paste is matched by :func:`~errorkb.core.lookup.lookup` against the site's
+compiled catalogue (:mod:`.compiled`, kept between runs by :mod:`.catalogue_cache`), as
+``errorkb lookup`` does; no built site and no network are needed.  Lookups answer
+``{"matches": [...]}`` with the entries of ``errorkb lookup --json``; :meth:`Answers.block` is
+the short text printed under a failure.
 
 The site is the folder given, else ``$ERRORKB_ROOT``, else the one whose ``conf.py`` is in the
 current folder or a parent, else the checkout this package is installed from (an editable
 install): the first whose records folder holds records, read with the site's settings
-(:mod:`errorkb.project`).  Page URLs are absolute when a base URL is known:
-``$ERRORKB_BASE_URL``, else ``errorkb_base_url`` (or ``html_baseurl``) in the site's ``conf.py``.
+(:mod:`.project`).  Page URLs are absolute when a base URL is known: ``$ERRORKB_BASE_URL``,
+else ``errorkb_base_url`` (or ``html_baseurl``) in the site's ``conf.py``.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.lookup import LookupIndex, Match, build_index, lookup, record_url
-from ..core.records import Catalogue, Record, record_files, related_both_ways
-from ..examples.extract import snippets_of_record
-from ..examples.rules import snippet_rules
-from ..examples.spec import CLAIMS, KINDS
-from ..examples.verified import load_verified, verified_path
+from ..core.lookup import Match, lookup
+from .catalogue_cache import compiled_site
+from .compiled import Compiled
 from .meaning import meaning_lines
-from .project import Project, ProjectError, find_conf, open_project
+from .project import ProjectError, find_conf, open_project
 
+if TYPE_CHECKING:
+    from ..core.records import Catalogue
+    from .project import Project
+
+#: The checkout an editable install runs from: this file is its ext/errorkb/tools/answers.py.
+CHECKOUT = os.path.realpath(os.path.join(__file__, os.pardir, os.pardir, os.pardir, os.pardir))
 #: At most this many fixes, and characters of the matched text, are shown in a block.
 BLOCK_FIXES = 3
 BLOCK_TEXT = 200
 
 
-def find_project(root: str | os.PathLike[str] | None = None, records: str | None = None) -> Project:
-    """The first site whose records folder holds record files; LookupError names what was tried.
+def find_site(root: str | os.PathLike[str] | None = None, records: str | None = None) -> Compiled:
+    """The compiled catalogue of the first site whose records folder holds record files;
+    LookupError names what was tried.
 
     ``root`` wins when given (``None`` or ``"."``, the command line's default, count as not
     given); a folder of the user's own that happens to be called ``errors`` is passed over.
     """
     if root is not None and str(root) != ".":
-        candidates = [Path(root)]
+        candidates = [os.fspath(root)]
     else:
         env = os.environ.get("ERRORKB_ROOT")
-        conf = find_conf(Path.cwd())
-        here = [conf.parent] if conf is not None else [Path.cwd()]
-        candidates = [Path(env)] if env else here + [Path(__file__).resolve().parents[3]]
+        conf = find_conf(os.getcwd())
+        here = [os.path.dirname(conf)] if conf is not None else [os.getcwd()]
+        candidates = [env] if env else [*here, CHECKOUT]
     tried = []
     for candidate in dict.fromkeys(candidates):
         try:
-            project = open_project(candidate, records=records)
+            site = compiled_site(candidate, records=records)
         except ProjectError as exc:
             tried.append(str(exc))
             continue
-        if record_files(project.records):
-            return project
-        tried.append(str(project.records))
+        if site.record_files:
+            return site
+        tried.append(str(site.records_dir))
     raise LookupError(f"no records in {', '.join(tried)}; give --root or set ERRORKB_ROOT to an errorkb site")
 
 
-def base_url(project: Project) -> str:
-    """The site's public URL ending in '/', or '' when none is known."""
-    url = os.environ.get("ERRORKB_BASE_URL") or project.settings.base_url or project.html_baseurl
+def base_url(configured: str) -> str:
+    """The site's public URL ending in '/' (``$ERRORKB_BASE_URL``, else the one its ``conf.py``
+    gives), or '' when none is known."""
+    url = os.environ.get("ERRORKB_BASE_URL") or configured
     return url.rstrip("/") + "/" if url else ""
 
 
 class Answers:
-    """A loaded catalogue and its lookup index, with the questions the three front ends ask."""
+    """A site's compiled catalogue and its lookup index, with the questions the three front ends ask."""
 
-    def __init__(self, catalogue: Catalogue, project: Project, base: str = ""):
-        self.catalogue = catalogue
-        self.project = project
-        self.root = project.root
+    def __init__(self, site: Compiled, base: str = ""):
+        index = site.index(base)
+        if index is None:
+            raise LookupError(f"no valid record under {site.records_dir} (see 'errorkb check')")
+        self.site = site
+        self.root = site.root
         self.base_url = base
-
-    @functools.cached_property
-    def index(self) -> LookupIndex:
-        """The lookup index, made on the first lookup (``explain`` needs none)."""
-        kinds = self.project.settings.kinds
-        return build_index(self.catalogue, {i: self.url(r) for i, r in self.catalogue.records.items()}, kinds=kinds,
-                           kind_urls={k.name: f"{self.base_url}{k.page}.html" for k in kinds})
+        self.index = index
 
     @classmethod
     def load(cls, root: str | os.PathLike[str] | None = None, records: str | None = None) -> Answers:
-        """Load the records of :func:`find_project`'s site; LookupError when there are none."""
-        project = find_project(root, records)
-        catalogue, _ = project.load()
-        if not catalogue.records:
-            raise LookupError(f"no valid record under {project.records} (see 'errorkb check')")
-        return cls(catalogue, project, base_url(project))
-
-    def url(self, record: Record) -> str:
-        return self.base_url + record_url(record)
+        """The answers of :func:`find_site`'s site; LookupError when it has no valid record."""
+        site = find_site(root, records)
+        return cls(site, base_url(site.base_url))
 
     def matches(self, paste: str, top: int = 5) -> tuple[list[Match], list[str]]:
         result = lookup(self.index, paste, top=top)
@@ -104,39 +99,27 @@ class Answers:
         return {"matches": [m.as_json() for m in result.matches], "notices": result.notices,
                 "kind": result.kind.as_json() if result.kind else None}
 
-    def explain(self, key: str) -> dict[str, Any] | None:
-        """A record by id, code or alias: its fields (and, as its page shows them, the site's by
-        their labels and the source's label), its prose, the records related to it either way,
-        its snippets with what they claim and their status, and its URL."""
-        record = self.catalogue.find(key)
-        if record is None:
-            return None
-        schema = self.project.settings.schema
-        related = [self.catalogue.records[i] for i in related_both_ways(self.catalogue)[record.id]]
-        return {**record.as_json(schema), "url": self.url(record), "source_label": schema.source.label_of(record.source),
-                "fields": [{"name": f.name, "label": f.label, "values": [f.label_of(v) for v in record.values(f.name)]}
-                           for f in schema.fields if f.json and record.values(f.name)],
-                "related_records": [{"id": r.id, "code": r.code, "title": r.title, "url": self.url(r)} for r in related],
-                "snippets": self.snippets(record)}
+    def url(self, record: dict[str, Any]) -> str:
+        """A record's page, from its details."""
+        return self.base_url + record["url"]
 
-    def snippets(self, record: Record) -> list[dict[str, Any]]:
-        """What each snippet of a record claims and, where the site keeps a result from a machine
-        the build lacks (``.verified.yaml``), its status; the build runs the others."""
-        rules, _ = snippet_rules(self.project.settings, self.root)
-        found, _ = snippets_of_record(record, rules)
-        verified, _ = load_verified(verified_path(self.root / record.path), record.path)
-        out = []
-        for snippet in found:
-            entry = verified.get(snippet.id)
-            status = f"last verified on {entry.summary()}" if entry else "run by the site's build: its page shows the result"
-            out.append({"id": snippet.id, "kind": snippet.kind, "claim": CLAIMS[snippet.kind], "promise": KINDS[snippet.kind],
-                        "requires": snippet.requires, "status": status, "code": snippet.code})
-        return out
+    def explain(self, key: str) -> dict[str, Any] | None:
+        """A record by id, code or alias as ``errorkb explain --json`` gives it (:func:`.explain.explained`),
+        read from the records themselves: the compiled catalogue keeps no prose or snippets."""
+        from .explain import explained
+
+        project, catalogue = self._records
+        return explained(project, catalogue, key, self.base_url)
+
+    @functools.cached_property
+    def _records(self) -> tuple[Project, Catalogue]:
+        project = open_project(self.root, records=os.path.relpath(self.site.records_dir, self.root))
+        return project, project.load()[0]
 
     @property
     def list_fields(self) -> list[str]:
         """The fields :meth:`records` filters on: the source and the site's fields."""
-        return [f.name for f in self.project.settings.schema.dimensions]
+        return self.site.details["fields"]
 
     def records(self, field: str | None = None, value: str | None = None) -> list[dict[str, Any]]:
         """The records whose ``field`` is (or lists) ``value``, case-insensitive; all without a field."""
@@ -144,12 +127,13 @@ class Answers:
             raise ValueError(f"cannot list by {field!r}; the fields are {', '.join(self.list_fields)}")
         wanted = (value or "").casefold()
         chosen = []
-        for record in sorted(self.catalogue.records.values(), key=lambda r: r.id):
-            if field is not None and wanted not in (v.casefold() for v in record.values(field)):
+        for id_, record in self.site.details["records"].items():
+            written = record["fields"]
+            if field is not None and wanted not in (v.casefold() for v in _as_list(written[field])):
                 continue
-            chosen.append({"id": record.id, "code": record.code or None, "title": record.title,
-                           "summary": record.summary, **{f: record.value(f) for f in self.list_fields},
-                           "url": self.url(record)})
+            data = record["json"]
+            chosen.append({"id": id_, "code": data["code"], "title": data["title"], "summary": data["summary"],
+                           **written, "url": self.url(record)})
         return chosen
 
     def block(self, paste: str, headline: str = "") -> str | None:
@@ -160,15 +144,21 @@ class Answers:
         if not exact:
             return None
         best = exact[0]
-        record = self.catalogue.records[best.record["id"]]
+        record = best.record
         shown = best.text[best.span[0]:best.span[1]].strip()
         lines = [headline] if headline else []
-        lines.append(f"errorkb: {record.id}{' (' + record.code + ')' if record.code else ''}: {record.title}")
+        lines.append(f"errorkb: {record['id']}{' (' + record['code'] + ')' if record['code'] else ''}: {record['title']}")
         lines.append(f"  matched: {shown[:BLOCK_TEXT]}{'...' if len(shown) > BLOCK_TEXT else ''}")
         lines += ["  " + line for line in meaning_lines(best, BLOCK_FIXES)]
-        explain = "errorkb explain" if self.root.resolve() == Path.cwd().resolve() else f"errorkb --root {self.root} explain"
-        lines.append(f"  more: {self.url(record) if self.base_url else f'{explain} {record.id}'}")
+        here = os.path.realpath(self.root) == os.path.realpath(os.getcwd())
+        explain = "errorkb explain" if here else f"errorkb --root {self.root} explain"
+        lines.append(f"  more: {record['url'] if self.base_url else explain + ' ' + record['id']}")
         others = [m.record["id"] for m in matches if (m.exact or m.also) and m is not best]
         if others:
             lines.append("  also matched: " + ", ".join(others))
         return "\n".join(lines) + "\n"
+
+
+def _as_list(value: Any) -> list[str]:
+    """A field's value as written, as a list (empty where a record leaves it out)."""
+    return [] if value is None else list(value) if isinstance(value, list) else [value]

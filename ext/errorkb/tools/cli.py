@@ -1,7 +1,8 @@
 """``errorkb``: the command line.  Each sub-command is one ``cmd_*`` function.
 
-It imports nothing from Sphinx, and each command imports only what it uses: ``lookup --index``
-needs neither the records' model nor YAML, so it starts fast.
+It imports nothing from Sphinx, and each command imports only what it uses: ``lookup`` and
+``explain`` read the site's compiled catalogue (:mod:`.catalogue_cache`), and need neither the
+records' model nor YAML while it is current, so they start fast.
 """
 
 from __future__ import annotations
@@ -14,19 +15,23 @@ import re
 import shutil
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..core.lookup import Triage
-    from .project import Project
     from ..core.records import Catalogue
+    from .compiled import Compiled
+    from .project import Project
 
 
 def _project(args: argparse.Namespace) -> Project:
     """The site of ``--conf``, ``--root`` or the working folder, with its ``conf.py``'s settings."""
+    from pathlib import Path
+
     from .project import ProjectError, open_project
 
     if getattr(args, "project", None) is None:
@@ -39,8 +44,16 @@ def _project(args: argparse.Namespace) -> Project:
     return args.project
 
 
-def _catalogue(args: argparse.Namespace) -> tuple[Catalogue, list]:
-    return _project(args).load()
+def _site(args: argparse.Namespace) -> Compiled:
+    """The compiled catalogue of the site :func:`_project` would open."""
+    from .catalogue_cache import compiled_site
+    from .project import ProjectError
+
+    try:
+        return compiled_site(args.root or None, conf=args.conf or None, records=args.records)
+    except ProjectError as exc:
+        print(f"errorkb: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _site_markdown(project: Project) -> list[Path]:
@@ -216,13 +229,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """Show a record as its page reads: its code and title, summary, the site's fields, its
     messages, the sections with the fixes in the order to try them, its snippets' claims and
     statuses, related records, references, and the page's address where the site's URL is known."""
-    from .answers import Answers, base_url
-    from .explain import render
+    from .answers import base_url
+    from .explain import explained, render
 
     project = _project(args)
     catalogue, _ = project.load()
-    answers = Answers(catalogue, project, base_url(project))
-    data = answers.explain(args.key)
+    base = base_url(project.settings.base_url or project.html_baseurl)
+    data = explained(project, catalogue, args.key, base)
     if data is None:
         print(_shown(f"errorkb: no error with the id, code or alias {args.key!r}"), file=sys.stderr)
         return 2
@@ -231,7 +244,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         return 0
     width = max(40, min(shutil.get_terminal_size((89, 24)).columns, 101) - 1)
     text = render(catalogue.find(args.key), data, project.settings, markdown=args.format == "markdown", width=width,
-                  show_code=args.code, addresses=bool(answers.base_url))
+                  show_code=args.code, addresses=bool(base))
     print("\n".join(map(_shown, text.split("\n"))), end="")
     return 0
 
@@ -274,23 +287,25 @@ def _read_paste(text: str | None) -> tuple[bytes, int]:
 
 
 def _lookup_index(args: argparse.Namespace):
-    from ..core.lookup import LookupIndex, build_index
-    from ..core.reading import Refused, read_file
+    from ..core.lookup import LookupIndex
 
     if args.index:
+        from ..core.reading import Refused, read_file
+
         try:
-            return LookupIndex.from_json(json.loads(read_file(Path(args.index), _INDEX_LIMIT)))
+            return LookupIndex.from_json(json.loads(read_file(args.index, _INDEX_LIMIT)))
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, Refused) as exc:
             raise SystemExit(f"errorkb: cannot read the lookup index {args.index}: {exc}") from None
         except RecursionError:
             raise SystemExit(f"errorkb: cannot read the lookup index {args.index}: it is nested too deeply") from None
-    catalogue, problems = _catalogue(args)
-    if problems:
-        print(f"errorkb: {len(problems)} problem(s) in the records (see 'errorkb check'); "
+    site = _site(args)
+    if site.problems:
+        print(f"errorkb: {len(site.problems)} problem(s) in the records (see 'errorkb check'); "
               "the other records are searched", file=sys.stderr)
-    if not catalogue.records:
-        raise SystemExit(f"errorkb: no records under {_project(args).records}")
-    return build_index(catalogue, kinds=_project(args).settings.kinds)
+    index = site.index()
+    if index is None:
+        raise SystemExit(f"errorkb: no records under {site.records_dir}")
+    return index
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:

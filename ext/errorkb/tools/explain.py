@@ -1,7 +1,7 @@
 """``errorkb explain``: a record laid out as a reader sees its page, for a terminal or as CommonMark.
 
-From the record and what :meth:`~errorkb.tools.answers.Answers.explain` says of it (the JSON
-that ``--json`` and the MCP server give): the title and codes, the summary, the site's fields
+From the record and what :func:`explained` says of it (the JSON that ``--json`` and the MCP
+server give): the title and codes, the summary, the site's fields
 by their labels and the source's label, the messages as the page shows them (placeholders by
 name, the first examples, the notes), the sections in order with the fixes numbered and their
 variants named, each snippet by what it claims and its status (its code only when asked),
@@ -11,15 +11,54 @@ is written by :mod:`.prose`.  Nothing here imports Sphinx.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..core.lookup import record_url
 from ..core.markdown import Heading, outline
-from ..core.records import Record
+from ..core.records import Catalogue, Record, related_both_ways
 from ..core.settings import Settings
+from ..examples.extract import snippets_of_record
+from ..examples.rules import snippet_rules
+from ..examples.spec import CLAIMS, KINDS
+from ..examples.verified import load_verified, verified_path
 from ..core.templates import OptionalPart, Placeholder, Segment
 from .prose import Writer
 
+if TYPE_CHECKING:
+    from .project import Project
+
 SHOWN_EXAMPLES = 3  # as many as a page shows before it folds the rest
+
+
+def explained(project: Project, catalogue: Catalogue, key: str, base: str = "") -> dict[str, Any] | None:
+    """A record by id, code or alias: its fields (and, as its page shows them, the site's by
+    their labels and the source's label), its prose, the records related to it either way, its
+    snippets with what they claim and their status, and its URL (under ``base``)."""
+    record = catalogue.find(key)
+    if record is None:
+        return None
+    schema = project.settings.schema
+    related = [catalogue.records[i] for i in related_both_ways(catalogue)[record.id]]
+    return {**record.as_json(schema), "url": base + record_url(record), "source_label": schema.source.label_of(record.source),
+            "fields": [{"name": f.name, "label": f.label, "values": [f.label_of(v) for v in record.values(f.name)]}
+                       for f in schema.fields if f.json and record.values(f.name)],
+            "related_records": [{"id": r.id, "code": r.code, "title": r.title, "url": base + record_url(r)} for r in related],
+            "snippets": _snippets(project, record)}
+
+
+def _snippets(project: Project, record: Record) -> list[dict[str, Any]]:
+    """What each snippet of a record claims and, where the site keeps a result from a machine
+    the build lacks (``.verified.yaml``), its status; the build runs the others."""
+    rules, _ = snippet_rules(project.settings, project.root)
+    found, _ = snippets_of_record(record, rules)
+    verified, _ = load_verified(verified_path(project.root / record.path), record.path)
+    out = []
+    for snippet in found:
+        entry = verified.get(snippet.id)
+        status = f"last verified on {entry.summary()}" if entry else "run by the site's build: its page shows the result"
+        out.append({"id": snippet.id, "kind": snippet.kind, "claim": CLAIMS[snippet.kind], "promise": KINDS[snippet.kind],
+                    "requires": snippet.requires, "status": status, "code": snippet.code})
+    return out
 
 
 def readable(segments: tuple[Segment, ...]) -> str:

@@ -3,7 +3,7 @@
 Coding agents get the answers people get: ``lookup`` answers as ``errorkb lookup --json`` does,
 ``explain`` gives a whole record, ``list_errors`` the records with a given field value.  It needs
 the ``mcp`` package (``pip install 'errorkb[mcp]'``); the records are found as
-:mod:`errorkb.answers` describes.
+:mod:`errorkb.tools.answers` describes, and read in their compiled form.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ A knowledge base of error messages{sources}. When a program fails, pass its erro
 
 def instructions(answers: Answers) -> str:
     """The server's instructions, naming the site's sources."""
-    schema = answers.project.settings.schema
-    sources = sorted({schema.source.label_of(r.source) for r in answers.catalogue.records.values()})
+    sources = answers.site.details["sources"]
     shown = ", ".join(sources[:12]) + (", ..." if len(sources) > 12 else "")
     return INSTRUCTIONS.format(sources=f" ({shown})" if sources else "")
 

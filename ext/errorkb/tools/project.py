@@ -3,16 +3,22 @@
 The command line, the pytest plugin and the answers behind ``errorkb run``, the hook and the MCP
 server find the site's ``conf.py`` (given, or in the working folder or a parent) and read the
 same ``errorkb_*`` options the build reads (:func:`errorkb.core.settings.settings_from`), so a check
-passes or fails as the build would.  Nothing here imports Sphinx.
+passes or fails as the build would.  Nothing here imports Sphinx.  :func:`site_of` finds a site
+with ``os.path`` alone, and the records' model is imported only when a site is opened, so that
+the compiled catalogue (:mod:`.catalogue_cache`) is found and read without either.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
+import os
+from typing import TYPE_CHECKING
 
-from ..core.settings import Settings, SettingsError, line_of, settings_from, site_options
-from ..core.records import Catalogue, Problem, load_catalogue, record_files
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..core.records import Catalogue, Problem
+    from ..core.settings import Settings
 
 CONF = "conf.py"
 #: Sphinx's own options that the tools read too: which pages a site has, and its public URL.
@@ -38,11 +44,15 @@ class Project:
 
     def load(self) -> tuple[Catalogue, list[Problem]]:
         """Every record, and every problem found, as the build loads them."""
+        from ..core.records import load_catalogue
+
         return load_catalogue(self.records, schema=self.settings.schema, root=self.root,
                               max_bytes=self.settings.max_record_size)
 
     def require_records(self) -> None:
         """Raise :class:`ProjectError` when the records folder is missing or holds no record."""
+        from ..core.records import record_files
+
         where = self.records.relative_to(self.root) if self.records.is_relative_to(self.root) else self.records
         if not self.records.is_dir():
             raise ProjectError(f"no records folder {where}/ in {self.root} "
@@ -51,22 +61,42 @@ class Project:
             raise ProjectError(f"no record in {where}/: records are {where}/<source>/<id>.md")
 
 
-def find_conf(start: Path) -> Path | None:
-    """The ``conf.py`` in ``start`` or the nearest of its parents, if any."""
-    for folder in (start, *start.parents):
-        if (folder / CONF).is_file():
-            return folder / CONF
-    return None
+def find_conf(start: str) -> str | None:
+    """The ``conf.py`` in the folder ``start`` or the nearest of its parents, if any."""
+    folder = os.path.abspath(start)
+    while not os.path.isfile(os.path.join(folder, CONF)):
+        if os.path.dirname(folder) == folder:
+            return None
+        folder = os.path.dirname(folder)
+    return os.path.join(folder, CONF)
 
 
-def open_project(root: Path | None = None, *, conf: Path | None = None, records: str | None = None) -> Project:
-    """The site whose ``conf.py`` is ``conf``, else in ``root``, else found from the working folder upward.
+def site_of(root: str | os.PathLike[str] | None = None, conf: str | os.PathLike[str] | None = None
+            ) -> tuple[str, str | None]:
+    """The site's folder and its ``conf.py``: ``conf``, else the one in ``root``, else the one found
+    from the working folder upward; without any, the folder is ``root`` or the working one."""
+    if conf is None and root is not None:
+        conf = os.path.join(root, CONF) if os.path.isfile(os.path.join(root, CONF)) else None
+    elif conf is None:
+        conf = find_conf(os.getcwd())
+    if conf is not None:
+        return os.path.dirname(conf) or os.curdir, os.fspath(conf)
+    return (os.fspath(root) if root is not None else os.getcwd()), None
 
-    Without any ``conf.py`` the folder (``root`` or the working one) is a site with the default
-    settings.  ``records`` overrides ``errorkb_records_dir``.  :class:`ProjectError` names a bad option.
+
+def open_project(root: str | os.PathLike[str] | None = None, *, conf: str | os.PathLike[str] | None = None,
+                 records: str | None = None) -> Project:
+    """The site :func:`site_of` finds, with the settings of its ``conf.py``.
+
+    Without any ``conf.py`` the folder is a site with the default settings.  ``records``
+    overrides ``errorkb_records_dir``.  :class:`ProjectError` names a bad option.
     """
-    if conf is None:
-        conf = (root / CONF if (root / CONF).is_file() else None) if root is not None else find_conf(Path.cwd())
+    from pathlib import Path
+
+    from ..core.settings import SettingsError, line_of, settings_from, site_options
+
+    found, conf_file = site_of(root, conf)
+    folder, conf = Path(found), Path(conf_file) if conf_file is not None else None
     values: dict = {}
     if conf is not None:
         try:
@@ -84,5 +114,4 @@ def open_project(root: Path | None = None, *, conf: Path | None = None, records:
     except SettingsError as exc:
         line = line_of(conf, exc.option) if conf is not None else None
         raise ProjectError(f"{conf or CONF}{f':{line}' if line else ''}: {exc}") from None
-    folder = conf.parent if conf is not None else (root if root is not None else Path.cwd())
     return Project(folder, site, conf, **sphinx)
