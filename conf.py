@@ -136,6 +136,11 @@ errorkb_source_labels = {
     "mindspore": "MindSpore",
 }
 
+# Every page says what its facts were checked against (its `checked` field), and `errorkb check`
+# lists the pages whose check is more than a year old for review.
+errorkb_require_checked = True
+errorkb_checked_max_age = 365
+
 # The vendors' code catalogues: the site shows which codes have a page and invites the rest.
 errorkb_code_catalogues = {"neuron-compiler": "catalogues/neuron-compiler.yaml", "openxla": "catalogues/openxla.yaml",
                            "nvidia-xid": "catalogues/nvidia-xid.yaml"}

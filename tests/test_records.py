@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from errorkb.core.records import RecordError, load_catalogue, load_record, redirect_pages
+from errorkb.tools.project import open_project
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA, record_text
 
 
@@ -373,3 +374,10 @@ def test_an_example_wrapped_over_two_lines_matches_as_the_lookup_reads_it(tmp_pa
     path.parent.mkdir(parents=True)
     path.write_text(record_text().replace('"DemoError: could not allocate 2.00 GiB on device 0"', wrapped))
     assert load_record(path, root=tmp_path, schema=DEMO_SCHEMA).messages[0].examples[0].text.count("\n") == 1
+
+
+def test_this_site_requires_every_record_to_say_what_it_was_checked_against():
+    site = open_project(ROOT).settings
+    assert site.require_checked and site.checked_max_age > 0
+    catalogue, problems = open_project(ROOT).load()
+    assert problems == [] and all(record.checked is not None for record in catalogue.records.values())
