@@ -134,6 +134,7 @@ errorkb_source_labels = {
     "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention", "rocm": "ROCm",
     "deepspeed": "DeepSpeed",
     "mindspore": "MindSpore",
+    "lightgbm": "LightGBM",
 }
 
 # The vendors' code catalogues: the site shows which codes have a page and invites the rest.
