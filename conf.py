@@ -134,6 +134,7 @@ errorkb_source_labels = {
     "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention", "rocm": "ROCm",
     "deepspeed": "DeepSpeed",
     "mindspore": "MindSpore",
+    "lightgbm": "LightGBM",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
