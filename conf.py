@@ -127,7 +127,7 @@ errorkb_source_labels = {
     "vllm": "vLLM", "host": "Host operating system", "python": "Python", "ggml": "GGML",
     "habana": "Intel Gaudi", "tenstorrent": "Tenstorrent", "triton": "Triton", "nccl": "NCCL",
     "tensorrt": "TensorRT", "onnxruntime": "ONNX Runtime", "directml": "DirectML", "mlx": "MLX",
-    "cpp": "C++ runtime", "windows": "Windows", "notebooks": "Hosted notebooks",
+    "cpp": "Native runtimes (C/C++, Rust, Go)", "windows": "Windows", "notebooks": "Hosted notebooks",
     "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
     "huggingface": "Hugging Face libraries", "hardware": "GPU hardware", "openvino": "OpenVINO",
     "ascend": "Huawei Ascend", "graphcore": "Graphcore", "dask": "Dask", "mkl": "Intel MKL", "pandas": "pandas",
