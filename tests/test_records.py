@@ -221,13 +221,18 @@ def test_a_less_specific_template_of_another_record_on_the_same_line_is_fine(tmp
     assert problems == []
 
 
-def test_another_records_name_or_template_on_another_line_of_an_example_claims_it(tmp_path):
-    write(tmp_path, id="demo-oom")
+def write_other_whose_example_holds_demo_oom(tmp_path) -> None:
+    """A second record, whose example's second line is demo-oom's message."""
     other = record_text(id="demo-other", code="DEMO2").replace(
         "DemoError: could not allocate {requested:size} on device {device:int}", "DemoFault: the ring {ring:int} stalled")
     (tmp_path / "errors/demo/demo-other.md").write_text(other.replace(
         '"DemoError: could not allocate 2.00 GiB on device 0"',
         '"DemoFault: the ring 3 stalled\\nDemoError: could not allocate 1.00 GiB on device 1"'))
+
+
+def test_another_records_name_or_template_on_another_line_of_an_example_claims_it(tmp_path):
+    write(tmp_path, id="demo-oom")
+    write_other_whose_example_holds_demo_oom(tmp_path)
     _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     assert [str(p) for p in problems] == [
         "errors/demo/demo-other.md:14: messages[0].examples[0] is answered exactly by demo-oom's template "
@@ -241,11 +246,7 @@ def test_a_summary_line_may_stand_beside_another_records_message_in_its_example(
     write(tmp_path, id="demo-oom")
     text = (tmp_path / "errors/demo/demo-oom.md").read_text()
     (tmp_path / "errors/demo/demo-oom.md").write_text(text.replace("    examples:", "    summary_line: true\n    examples:"))
-    other = record_text(id="demo-other", code="DEMO2").replace(
-        "DemoError: could not allocate {requested:size} on device {device:int}", "DemoFault: the ring {ring:int} stalled")
-    (tmp_path / "errors/demo/demo-other.md").write_text(other.replace(
-        '"DemoError: could not allocate 2.00 GiB on device 0"',
-        '"DemoFault: the ring 3 stalled\\nDemoError: could not allocate 1.00 GiB on device 1"'))
+    write_other_whose_example_holds_demo_oom(tmp_path)
     catalogue, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     assert problems == [] and catalogue.records["demo-oom"].messages[0].summary_line
 
