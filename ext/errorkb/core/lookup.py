@@ -351,13 +351,18 @@ class LookupIndex:
         self.keys = frozenset(self.by_key) | frozenset(self.by_name_word)
         self.phrases = {text: re.compile(phrase_pattern(text), re.IGNORECASE) for text in dict.fromkeys(texts)
                         if not _TOKEN.fullmatch(text) and _WORD_CHAR.search(text)}
+        self._names: dict[int, list[Name]] = {}
 
     def names_of(self, r: int) -> list[Name]:
-        """Record ``r``'s code, id and aliases that can be written in a line."""
-        rec = self.records[r]
-        return [Name(r, text, text.lower(), self.phrases.get(text))
-                for text in dict.fromkeys([rec["id"], rec["code"], *rec["aliases"]])
-                if text and (text in self.phrases or _TOKEN.fullmatch(text))]
+        """Record ``r``'s code, id and aliases that can be written in a line (worked out once per
+        record: a paste may name it on every line)."""
+        names = self._names.get(r)
+        if names is None:
+            rec = self.records[r]
+            names = self._names[r] = [Name(r, text, text.lower(), self.phrases.get(text))
+                                      for text in dict.fromkeys([rec["id"], rec["code"], *rec["aliases"]])
+                                      if text and (text in self.phrases or _TOKEN.fullmatch(text))]
+        return names
 
     @functools.cached_property
     def bm25(self) -> Bm25:

@@ -153,7 +153,7 @@ class RecordDirective(SphinxDirective):
         document = self.state.document
         in_title = settings(self.config).code_in_title
         about = [node for node in (_codes(record, in_title), _checked(record)) if node is not None]
-        return [index, summary, *about, badges, *what_to_do(document, record),
+        return [index, summary, *about, badges, *what_to_do(document, record, settings(self.config).schema.fixes_section),
                 messages_section(document, record, self._note), *diagnoses_section(document, record)]
 
 
@@ -267,9 +267,10 @@ def footer_group(title: str, slug: str, items: list[nodes.paragraph]) -> nodes.c
 
 
 def fixes_section(document: nodes.document, title: str) -> nodes.section | None:
-    """The section of a record page that holds the fixes."""
+    """The section of a record page that holds the fixes (not the "What to do" list that links to them)."""
     page = next(document.findall(nodes.section), None)
-    return next((s for s in page.children if isinstance(s, nodes.section) and s[0].astext() == title), None) if page else None
+    return next((s for s in page.children if isinstance(s, nodes.section) and s[0].astext() == title
+                 and "errorkb-what-to-do" not in s["classes"]), None) if page else None
 
 
 class VariantTabs(SphinxTransform):
