@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chromium import chromium, serve  # noqa: E402
-from lookup import HARNESS, SCRIPTS, STATIC, stats  # noqa: E402
+from chromium import chromium, serve
+from lookup import HARNESS, SCRIPTS, STATIC, stats
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "ext"))

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA, record_text
 from errorkb.core.records import RecordError, load_catalogue, load_record, redirect_pages
 from errorkb.tools.project import open_project
-from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA, record_text
 
 
 def problems_of(tmp_path: Path, text: str, name: str = "errors/demo/demo-oom.md") -> list[str]:
@@ -256,7 +256,7 @@ def test_a_code_as_printed_may_hold_spaces_and_punctuation(tmp_path):
     write(tmp_path, "DemoTwo", id="demo-other", code='"Xid 79"')
     catalogue, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     assert problems == []
-    assert catalogue.find("http  413").id == "demo-oom" and catalogue.find("XID 79").id == "demo-other"
+    assert [getattr(catalogue.find(code), "id", None) for code in ("http  413", "XID 79")] == ["demo-oom", "demo-other"]
     assert redirect_pages(catalogue.records["demo-oom"]) == {"HTTP-413": "HTTP 413"}
 
 
@@ -340,6 +340,7 @@ def test_a_record_says_what_it_was_checked_against(tmp_path):
     path.parent.mkdir(parents=True)
     path.write_text(record_text().replace("related:", CHECKED, 1))
     record = load_record(path, root=tmp_path, schema=DEMO_SCHEMA)
+    assert record.checked is not None
     assert record.checked.date == "2026-11-24"
     assert record.checked.against == {"Demo SDK": "2.10", "Demo driver": "575"}
     assert record.as_json(DEMO_SCHEMA)["checked"] == {"date": "2026-11-24", "against": record.checked.against}

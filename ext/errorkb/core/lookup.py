@@ -250,7 +250,7 @@ class Entry(Candidate):
 
     @classmethod
     def of_template(cls, template: Template, key: str | None, examples: int, record: int,
-                    summary: bool = False) -> "Entry":
+                    summary: bool = False) -> Entry:
         c = Candidate.of(template, key)
         placeholders = " ".join(f"{f.name} {f.type} {f.group}" for f in template.fields)
         return cls(c.pieces, c.key, c.run, c.specificity, placeholders, examples, record, template.text, summary,
@@ -292,7 +292,7 @@ class Name(NamedTuple):
 class Bm25:
     """Term statistics of the closest-match ranking."""
 
-    docs: list[dict[str, int]]  # per record: term -> frequency
+    docs: Sequence[Mapping[str, int]]  # per record: term -> frequency
     lengths: list[int]
     avgdl: float
     idf: dict[str, float]
@@ -424,7 +424,7 @@ class LookupIndex:
                 "records": rows}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "LookupIndex":
+    def from_json(cls, data: dict[str, Any]) -> LookupIndex:
         """Read an index back; many objects and no cycles, so without the collector's sweeps."""
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
@@ -598,8 +598,8 @@ class Match:
         return {"id": self.record["id"], "code": self.record["code"] or None, "title": self.record["title"],
                 "score": self.score, "exact": self.exact, "also": self.also,
                 "values": {k: {**v.as_json(), "label": self.label(k)} for k, v in self.values.items()},
-                "url": self.record["url"], "line": self.line + 1 if found else None, "lines": self.lines,
-                "span": list(self.span) if found else None, "text": self.text if found else None,
+                "url": self.record["url"], "line": None if self.line is None else self.line + 1,
+                "lines": self.lines, "span": list(self.span) if found else None, "text": self.text if found else None,
                 "readings": self.readings, "diagnoses": self.diagnoses, "fixes": self.fixes}
 
 

@@ -24,17 +24,17 @@ from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
+from ..core.diagnoses import fix_anchor, label_of
+from ..core.records import Example, Record
+from ..core.templates import TYPES, OptionalPart, Placeholder, Segment
 from .badges import badge, titled
-from .contribute import edit_link
 from .config import settings
+from .contribute import edit_link
 from .design import dropdown, tab_set
 from .diagnoses_table import diagnoses_section
 from .domain import err_domain, generated_xref, link_text
 from .indexes import index_link
 from .what_to_do import what_to_do
-from ..core.diagnoses import fix_anchor, label_of
-from ..core.records import Example, Record
-from ..core.templates import TYPES, OptionalPart, Placeholder, Segment
 
 SEE_ALSO = "See also"  # the last section of a record page: related errors, references, referenced by
 
@@ -138,7 +138,9 @@ class RecordDirective(SphinxDirective):
         summary = nodes.paragraph(text=record.summary, ids=[record.id], classes=["errorkb-summary"])
         badges = nodes.paragraph(classes=["errorkb-badges"])
         for field in settings(self.config).schema.dimensions:
-            for value in record.values(field.name) if field.badge else ():
+            if not field.badge:
+                continue
+            for value in record.values(field.name):
                 # Free text says nothing alone (a release, "9.0"): it is shown after the field's label.
                 label = f"{field.label} {value}" if field.free else field.label_of(value)
                 shown: nodes.Element = badge(label, field.badge, field.label)
@@ -320,6 +322,7 @@ class NumberFixes(SphinxTransform):
             section["ids"].append(fix_anchor(number))
             self.document.ids[fix_anchor(number)] = section
             title = section[0]
+            assert isinstance(title, nodes.title)  # a section's first child
             title.insert(0, nodes.Text(" "))
             title.insert(0, nodes.inline(text=f"{number}.", classes=["errorkb-fix-number"]))
 
