@@ -478,3 +478,25 @@ def test_codes_of_several_words_and_summary_lines_read_the_same_from_the_shipped
     assert [(m.record["id"], m.exact, m.also) for m in push] == [("demo-push-rejected", True, False),
                                                                  ("demo-push-failed", False, True)]
     assert [(m.record["id"], m.exact) for m in lookup(built, PHRASED_PASTES[10]).matches] == [("demo-push-failed", True)]
+
+
+def test_a_line_repeated_is_matched_once_where_it_last_occurs(index, monkeypatch):
+    """The work of a paste whose every line matches grows with its distinct lines, not its lines:
+    50,000 lines of one error, stamped with 60 different seconds, are matched 60 times, each
+    distinct line at its last copy."""
+    from errorkb.core import matcher
+
+    tried: list[int] = []
+    real = matcher.LineMatcher.hits
+
+    def counting(self, candidate, short_listed):
+        tried.extend(short_listed)
+        return real(self, candidate, short_listed)
+
+    monkeypatch.setattr(matcher.LineMatcher, "hits", counting)
+    lines = [f"12:00:{i % 60:02d} [rank0]: {DETAIL}" for i in range(50_000)]
+    paste = "\n".join(lines)
+    assert len(paste) < engine.MAX_PASTE
+    top = lookup(index, paste).matches[0]
+    assert top.exact and top.record["id"] == "demo-cuda-detail" and top.line == 49_999
+    assert sorted(set(tried)) == list(range(49_940, 50_000))
