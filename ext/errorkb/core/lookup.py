@@ -62,7 +62,7 @@ from .triage import classify
 from .values import SIZE_PARTS, UNIT_FACTORS, Field, Value, values_of
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence, Set
+    from collections.abc import Callable, Mapping, Sequence, Set
 
     from .triage import Kind
 
@@ -665,26 +665,66 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     short_listed = {e: found for key, found in holding.items() for e in _near_run(index, paste.lines, key, found)}
     for e in index.always:
         short_listed[e] = matcher.lines_holding(index.entries[e].run)
-    hits = []
-    for e, found in short_listed.items():
-        entry = index.entries[e]
-        for first, count, text, m in matcher.hits(entry, found):
-            hits.append(Hit(entry.record, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
-                            entry.specificity, e, m, fields=len(entry.fields), summary=entry.summary))
     named: dict[int, set[int]] = {}  # line -> the records one of whose names ends with a word it holds
     for key in holding.keys() & index.by_name_word.keys():
         for i in holding[key]:
             named.setdefault(i, set()).update(index.by_name_word[key])
-    exact = [h for h in hits if h.standing > MENTION]
-    matched = {i for h in exact for i in range(h.line, h.line + h.lines)}
-    spans: dict[int, list[tuple[int, int, int]]] = {}  # line -> what one-line template matches cover
-    for h in exact:
-        if h.lines == 1:
-            spans.setdefault(h.line, []).append((h.span[0], h.span[1], h.record))
+    kept = _Kept()
+    matched: set[int] = set()  # lines holding a name that a template matched
+    spans: dict[int, list[tuple[int, int, int]]] = {}  # such a line -> what one-line template matches cover
+    for e, found in short_listed.items():
+        entry = index.entries[e]
+        for first, count, text, m in matcher.hits(entry, found):
+            h = Hit(entry.record, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
+                    entry.specificity, e, m, fields=len(entry.fields), summary=entry.summary)
+            if h.standing <= MENTION:
+                continue
+            kept.add(h)
+            matched.update(i for i in range(first, first + count) if i in named)
+            if count == 1 and first in named:
+                spans.setdefault(first, []).append((h.span[0], h.span[1], h.record))
     for i, records in named.items():
-        exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
-                            spans.get(i, []))
-    return _rank(index, exact)
+        for h in _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
+                            spans.get(i, [])):
+            kept.add(h)
+    return _rank(index, kept.hits(lambda r, line: [
+        Hit(r, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
+            index.entries[e].specificity, e, m, fields=len(index.entries[e].fields), summary=index.entries[e].summary)
+        for e in kept.entries.get(r, ()) for first, count, text, m in matcher.hits(index.entries[e], [line])]))
+
+
+class _Kept:
+    """What the ranking needs of a paste's occurrences, bounded by the records rather than the
+    lines: each record's best occurrence (``BEST``), whether a name of it occurs, and the
+    templates that matched it, to read again, on the best occurrence's line only, the other
+    matches over the same text (``FULLEST``)."""
+
+    def __init__(self) -> None:
+        self.best: dict[int, Hit] = {}
+        self.named: dict[int, Hit] = {}  # record -> an occurrence of its name
+        self.entries: dict[int, dict[int, None]] = {}  # record -> the templates that matched it
+
+    def add(self, h: Hit) -> None:
+        if h.named:
+            self.named.setdefault(h.record, h)
+        else:
+            self.entries.setdefault(h.record, {})[h.order] = None
+        best = self.best.get(h.record)
+        if best is None or h.key(BEST, frozenset()) < best.key(BEST, frozenset()):
+            self.best[h.record] = h
+
+    def hits(self, reread: Callable[[int, int], list[Hit]]) -> list[Hit]:
+        """The occurrences to rank: each best one, a name's occurrence where there is one, and the
+        template matches on a best template match's line, read again by ``reread(record, line)``."""
+        out: list[Hit] = []
+        for r, h in self.best.items():
+            out.append(h)
+            if r in self.named and self.named[r] is not h:
+                out.append(self.named[r])
+            if h.match is not None:
+                out += [o for o in reread(r, h.line) if o.standing > MENTION and (o.line, o.lines) == (h.line, h.lines)
+                        and o.order != h.order]
+        return out
 
 
 #: Lines of a paste that hold a key, up to which its templates are first kept only where their run is
