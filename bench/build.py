@@ -25,26 +25,26 @@ It ends with the targets of the build (issue #30), each measured ratio beside it
 the size of the record pages that the smallest and the largest catalogue share (the same
 records: the generator gives the first N of a larger catalogue).
 
-``--scale N`` builds one errorkb site of N records (no twin, no rebuild), serially unless
-``--jobs``: its wall and CPU time, peak memory, the lookup index's size (raw and gzipped) and
-the browser's lookup time (``bench/lookup.py``'s Chromium harness, pastes made of the records'
-own examples).  A build still running after ``--timeout`` seconds is stopped, and the last
-progress line Sphinx printed says how far it got.
+``--scale N`` generates one errorkb site of N records (no twin, no rebuild).  First its records
+are loaded and checked without Sphinx and their lookup index written as the build writes it:
+its size (raw and gzipped) and the browser's lookup time (``bench/lookup.py``'s Chromium
+harness, pastes made of the records' own examples).  Then one build, serial unless ``--jobs``:
+its wall and CPU time and peak memory.  A build still running after ``--timeout`` seconds is
+stopped, and the last progress line Sphinx printed says how far it got.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
-import random
 import platform
+import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
-import signal
 import tempfile
 import threading
 import time
@@ -233,40 +233,68 @@ def report_targets(rows: list[dict[str, object]]) -> str:
 
 
 def scale(workdir: Path, records: int, jobs: str | None, timeout: float, seed: int, runs: int) -> dict[str, object]:
-    """One errorkb build of ``records`` generated records, its lookup index and the browser's lookup."""
-    from lookup import browser_lookup, gzipped, pastes
+    """One errorkb build of ``records`` generated records, its lookup index and the browser's lookup.
 
+    The index is made from the records first, as the build makes it, so that its size and the
+    browser's times are measured whether or not the build ends within ``timeout``."""
     load_before = os.getloadavg()
     generated = generate(records, seed)
     site = workdir / "errorkb"
     write_site(generated, site)
+    examples = [example for record in generated for message in record.messages for example in message.examples]
+    result: dict[str, object] = {"records": records, "jobs": jobs, "machine": machine()}
+    result.update(lookup_at_scale(site, workdir / "lookup", pastes_of(examples, seed, runs)))
+    del generated, examples
     shutil.rmtree(site / "_build", ignore_errors=True)
-    build = sphinx_build(site, *(["-j", jobs] if jobs else []), timeout=timeout, quiet=False)
-    result: dict[str, object] = {"records": records, "jobs": jobs, "build": build, "machine": machine(),
-                                 "load_average": {"before": [round(x, 2) for x in load_before]}}
-    if not build.get("timed_out"):
-        html = site / "_build" / "html"
-        index = (html / "_static" / "errorkb-lookup-index.json").read_bytes()
-        result["lookup_index"] = {"bytes": len(index), "gzip_bytes": gzipped(index)}
-        examples = [example for record in generated for message in record.messages for example in message.examples]
-        result["browser"] = browser_lookup(html, pastes(examples, random.Random(seed), runs))
-    result["load_average"]["after"] = [round(x, 2) for x in os.getloadavg()]  # type: ignore[index]
+    result["build"] = build = sphinx_build(site, *(["-j", jobs] if jobs else []), timeout=timeout, quiet=False)
+    built = site / "_build" / "html" / "_static" / "errorkb-lookup-index.json"
+    if not build.get("timed_out") and built.exists():
+        result["built_index_bytes"] = built.stat().st_size
+    result["load_average"] = {"before": [round(x, 2) for x in load_before],
+                              "after": [round(x, 2) for x in os.getloadavg()]}
     return result
 
 
+def pastes_of(examples: list[str], seed: int, runs: int) -> dict[str, list[str]]:
+    from lookup import pastes
+
+    return pastes(examples, random.Random(seed), runs)
+
+
+def lookup_at_scale(site: Path, folder: Path, cases: dict[str, list[str]]) -> dict[str, object]:
+    """The site's records loaded (and checked) without Sphinx, their lookup index written as the
+    build writes it into ``folder/_static`` with the browser's scripts, and the browser's lookup."""
+    from lookup import SCRIPTS, STATIC, browser_lookup, gzipped  # puts the extension on the path
+
+    from errorkb.core.lookup import build_index
+    from errorkb.tools.project import open_project
+
+    start = time.process_time()
+    catalogue, problems = open_project(site).load()
+    loaded = time.process_time() - start
+    if problems:
+        raise SystemExit(f"bench: the generated records have problems: {problems[0]}")
+    index = json.dumps(build_index(catalogue).to_json(), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    del catalogue
+    (folder / "_static").mkdir(parents=True, exist_ok=True)
+    (folder / "_static" / "errorkb-lookup-index.json").write_bytes(index)
+    for name in SCRIPTS:
+        shutil.copy(STATIC / name, folder / "_static" / name)
+    return {"records_load_cpu_s": round(loaded, 1), "lookup_index": {"bytes": len(index), "gzip_bytes": gzipped(index)},
+            "browser": browser_lookup(folder, cases)}
+
+
 def report_scale(result: dict[str, object]) -> str:
-    build = result["build"]
-    lines = [f"{result['records']:,} records, one errorkb build ({'-j ' + str(result['jobs']) if result['jobs'] else 'serial'}): "
+    index, browser, build = result["lookup_index"], result["browser"], result["build"]
+    lines = [f"{result['records']:,} records: loaded and checked without Sphinx in {result['records_load_cpu_s']} s CPU; "
+             f"lookup index {index['bytes']:,} bytes, {index['gzip_bytes']:,} gzipped",  # type: ignore[index]
+             f"  browser: first search {browser['chromium_first_search_ms']:.0f} ms" + "".join(  # type: ignore[index]
+                 f"; {name} p50 {browser[f'chromium_{name}']['p50_ms']:.1f} ms, p95 {browser[f'chromium_{name}']['p95_ms']:.1f} ms"  # type: ignore[index]
+                 f" (exact {browser[f'chromium_{name}']['exact']:.2f})" for name in ("1-line", "200-line")),  # type: ignore[index]
+             f"  one errorkb build ({'-j ' + str(result['jobs']) if result['jobs'] else 'serial'}): "
              f"{build['wall_s']:.0f} s wall, {build['cpu_s']:.0f} s CPU, peak {build['peak_rss_mb']:,.0f} MB"]  # type: ignore[index]
     if build.get("timed_out"):  # type: ignore[union-attr]
         lines.append(f"  stopped at the time limit; Sphinx had reached: {build['reached']}")  # type: ignore[index]
-        return "\n".join(lines)
-    index = result["lookup_index"]
-    lines.append(f"  lookup index {index['bytes']:,} bytes, {index['gzip_bytes']:,} gzipped")  # type: ignore[index]
-    browser = result["browser"]
-    lines.append(f"  browser: first search {browser['chromium_first_search_ms']:.0f} ms" + "".join(  # type: ignore[index]
-        f"; {name} p50 {browser[f'chromium_{name}']['p50_ms']:.1f} ms, p95 {browser[f'chromium_{name}']['p95_ms']:.1f} ms"  # type: ignore[index]
-        f" (exact {browser[f'chromium_{name}']['exact']:.2f})" for name in ("1-line", "200-line")))  # type: ignore[index]
     lines.append(f"  load average {result['load_average']}")
     return "\n".join(lines)
 
