@@ -6,12 +6,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 # Each target installs what it needs, once, from requirements/: $(STAMP)-check (the package and
 # its linter), -records (also the snippets' packages and pytest), -site (the check's, the
-# snippets' and the theme), -test (all of those and what the tests drive).
+# snippets' and the theme), -test (all of those and what the tests drive), -lint (the check's,
+# mypy, ruff and the types they read).
 STAMP := $(VENV)/.installed
 BUILDDIR := _build
 SPHINXOPTS ?=
 
-.PHONY: help html test test-changed doctest serve clean new check linkcheck
+.PHONY: help html test test-changed doctest serve clean new check lint linkcheck
 
 help:
 	@echo "make html   build the site into $(BUILDDIR)/html"
@@ -21,6 +22,7 @@ help:
 	@echo "make serve  live preview at http://127.0.0.1:8000"
 	@echo "make new    start a record: make new ID=... CODE=... SOURCE=... TITLE=... MESSAGE='...'"
 	@echo "make check  check the records and the prose in seconds, without building"
+	@echo "make lint   type-check (mypy) and lint (ruff) the package, bench/ and tests/"
 	@echo "make linkcheck follow every link of the site (needs the network) and list the dead ones"
 	@echo "make clean  remove build output"
 
@@ -31,9 +33,9 @@ help:
 $(STAMP)-%: pyproject.toml $(wildcard requirements/*.txt) snippet-requirements.txt
 	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/$*.txt -e .
-	@[ $* = check ] || command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
+	@[ -z "$(filter-out check lint,$*)" ] || command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
 		{ export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } || true
-	@[ $* = check ] || command -v bwrap >/dev/null || echo "bubblewrap (bwrap) is not installed: no snippet can run (see docs/examples.md)"
+	@[ -z "$(filter-out check lint,$*)" ] || command -v bwrap >/dev/null || echo "bubblewrap (bwrap) is not installed: no snippet can run (see docs/examples.md)"
 	touch $@
 
 # The site is built beside the last one (a copy of it, so the build stays incremental) and
@@ -91,6 +93,11 @@ new: $(STAMP:%=%-check)
 
 check: $(STAMP:%=%-check)
 	$(BIN)/errorkb check
+
+# Both tools are configured in pyproject.toml; mypy checks the files it names there.
+lint: $(STAMP:%=%-lint)
+	$(BIN)/ruff check ext/errorkb bench tests
+	$(BIN)/mypy
 
 # Follows every link (references, "Seen at" addresses, guides); the only target that needs the network.
 linkcheck: $(STAMP:%=%-site)

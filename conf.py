@@ -127,14 +127,20 @@ errorkb_source_labels = {
     "vllm": "vLLM", "host": "Host operating system", "python": "Python", "ggml": "GGML",
     "habana": "Intel Gaudi", "tenstorrent": "Tenstorrent", "triton": "Triton", "nccl": "NCCL",
     "tensorrt": "TensorRT", "onnxruntime": "ONNX Runtime", "directml": "DirectML", "mlx": "MLX",
-    "cpp": "C++ runtime", "windows": "Windows", "notebooks": "Hosted notebooks",
+    "cpp": "Native runtimes (C/C++, Rust, Go)", "windows": "Windows", "notebooks": "Hosted notebooks",
     "containers": "Containers", "ray": "Ray", "paddle": "PaddlePaddle", "llm-servers": "LLM servers",
     "huggingface": "Hugging Face libraries", "hardware": "GPU hardware", "openvino": "OpenVINO",
     "ascend": "Huawei Ascend", "graphcore": "Graphcore", "dask": "Dask", "mkl": "Intel MKL", "pandas": "pandas",
     "bitsandbytes": "bitsandbytes", "rapids": "RAPIDS", "flash-attn": "FlashAttention", "rocm": "ROCm",
     "deepspeed": "DeepSpeed",
     "mindspore": "MindSpore",
+    "lightgbm": "LightGBM",
 }
+
+# Every page says what its facts were checked against (its `checked` field), and `errorkb check`
+# lists the pages whose check is more than a year old for review.
+errorkb_require_checked = True
+errorkb_checked_max_age = 365
 
 # The vendors' code catalogues: the site shows which codes have a page and invites the rest.
 errorkb_code_catalogues = {"neuron-compiler": "catalogues/neuron-compiler.yaml", "openxla": "catalogues/openxla.yaml",

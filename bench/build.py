@@ -49,9 +49,10 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_records import generate, write_site  # noqa: E402
+from gen_records import generate, write_site
 
 SITES = ("errorkb", "plain")
 #: Issue #30's targets for the build: (result key, at most / at least, bound).
@@ -112,7 +113,7 @@ def edit_one_record(site: Path, rep: int) -> None:
 
 
 def measure(workdir: Path, records: int, repeat: int, jobs: str | None, seed: int,
-            snippets: bool = False, theme: str = "basic") -> dict[str, object]:
+            snippets: bool = False, theme: str = "basic") -> dict[str, Any]:
     """``jobs`` None: serial builds only."""
     load_before = os.getloadavg()
     generated = generate(records, seed)
@@ -167,7 +168,7 @@ def measure(workdir: Path, records: int, repeat: int, jobs: str | None, seed: in
     }
 
 
-def machine() -> dict[str, object]:
+def machine() -> dict[str, Any]:
     model = ""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -187,11 +188,11 @@ def _version(module: str) -> str:
     return version(module.replace("_", "-"))
 
 
-def report(result: dict[str, object]) -> str:
+def report(result: dict[str, Any]) -> str:
     medians = result["medians"]
     lines = [f"{result['records']} records, {result['repeat']} repetitions, medians "
              f"(wall s / CPU s / peak RSS MB):"]
-    for key, m in medians.items():  # type: ignore[union-attr]
+    for key, m in medians.items():
         lines.append(f"  {key:<24} {m['wall_s']:8.2f} {m['cpu_s']:8.2f} {m['peak_rss_mb']:8.0f}")
     lines.append(f"overhead_ratio {result['overhead_ratio']} (CPU {result['overhead_ratio_cpu']}, "
                  f"memory {result['memory_ratio']}); incremental_ratio {result['incremental_ratio']} "

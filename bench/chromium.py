@@ -6,10 +6,15 @@ import contextlib
 import functools
 import http.server
 import shutil
+import socket
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -21,7 +26,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 class _Server(http.server.ThreadingHTTPServer):
-    def handle_error(self, request: object, client_address: object) -> None:
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):  # a page that moved on before its file came
             super().handle_error(request, client_address)
 
@@ -39,7 +44,7 @@ def serve(folder: Path) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def chromium() -> Iterator[object]:
+def chromium() -> Iterator[Page]:
     """A Playwright page in the system's Chromium (``apt-get install chromium``)."""
     from playwright.sync_api import sync_playwright
 

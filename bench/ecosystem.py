@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -107,7 +108,7 @@ def sitemap(work: Path) -> dict[str, int]:
     return {"urls_full_build": len(full), "urls_after_one_edit": len(after), "lost": len(full - after)}
 
 
-def opengraph(work: Path) -> dict[str, object]:
+def opengraph(work: Path) -> dict[str, Any]:
     root = work / "opengraph"
     write_site(root, 5)
     (root / "conf.py").write_text(CONF + f'html_baseurl = "{BASE}"\nextensions.append("sphinxext.opengraph")\n'
@@ -129,7 +130,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        result = {"redirects": redirects(work, args.records, args.aliases, args.repeat),
+        result: dict[str, Any] = {"redirects": redirects(work, args.records, args.aliases, args.repeat),
                   "sitemap": sitemap(work), "opengraph": opengraph(work)}
     if args.json:
         print(json.dumps(result))

@@ -64,9 +64,10 @@ def run_cli(pastes: list[str]) -> list[Answer]:
 
 
 def run_browser(pastes: list[str]) -> list[Answer]:
+    from urllib.parse import quote
+
     from chromium import chromium, serve
     from lookup_accuracy import build_site
-    from urllib.parse import quote
 
     out: list[Answer] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -95,7 +96,7 @@ def figures(pastes: list[dict], answers: list[Answer], mapping: dict, categories
     for p, (matches, kind) in zip(pastes, answers):
         want = expected(p, mapping)
         want = want if want in categories else None
-        first, exact = matches[0] if matches else (None, False)
+        first, exact = matches[0] if matches else ("", False)
         if exact and first != want:
             wrong_exact.append({"source": p["source"], "family": p["family"], "answer": first, "expected": want})
         if exact and first != want and memory_record(first) != (p["kind"] != NOT_MEMORY):

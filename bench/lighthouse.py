@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from chromium import serve  # noqa: E402  (bench/chromium.py)
+from chromium import serve
 
 PASTE = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB. GPU 0 has a total capacity of "
          "23.64 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 22.50 GiB memory in use. "

@@ -33,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "ext"))
@@ -41,8 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from chromium import chromium, serve  # noqa: E402
 from errorkb.core.lookup import MAX_PASTE, build_index, lookup  # noqa: E402
 from errorkb.core.records import Catalogue, Fix  # noqa: E402
-from errorkb.tools.project import open_project  # noqa: E402
 from errorkb.core.templates import compile_template  # noqa: E402
+from errorkb.tools.project import open_project  # noqa: E402
 
 STATIC = ROOT / "ext" / "errorkb" / "site" / "static"
 SCRIPTS = ("errorkb-lookup-core.js", "errorkb-lookup-worker.js", "errorkb-lookup-page.js")
@@ -136,7 +137,7 @@ def field_sizes(index: dict) -> dict[str, int]:
     """Gzipped bytes of each field of the index's record rows, each field compressed alone, and
     of the rest (the rules: expressions, limits, notices)."""
     names = ("id", "code", "title", "url", "fixes", "terms", "templates", "aliases", "diagnoses")
-    columns = {name: [row[i] for row in index["records"]] for i, name in enumerate(names)}
+    columns: dict[str, Any] = {name: [row[i] for row in index["records"]] for i, name in enumerate(names)}
     columns["rules"] = {k: v for k, v in index.items() if k != "records"}
     return {name: gzipped(json.dumps(column, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
             for name, column in columns.items()}

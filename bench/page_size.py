@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_records import generate, write_site  # noqa: E402
+from gen_records import generate, write_site
 
 
 def measure(n: int, root: Path, theme: str) -> dict[str, float]:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from conftest import DEMO_CONF, record_text
 
 # id -> (source, code, title, [(template, [examples])], aliases)
-RECORDS = {
+RECORDS: dict[str, tuple[Any, ...]] = {
     "demo-cuda-generic": ("demo", "DCG", "Demo CUDA allocation failed", [
         ("CUDA out of memory. Tried to allocate {requested:size}",
          ["torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB."]),
@@ -35,7 +36,7 @@ RECORDS = {
     ]),
 }
 # Found by their codes: one of digits only, one that starts with digits.
-CODED = {
+CODED: dict[str, tuple[Any, ...]] = {
     "demo-db-clients": ("db", "53300", "Demo database refused another client", [
         ("sorry, too many clients already", ["FATAL:  sorry, too many clients already"]),
     ]),
@@ -46,7 +47,7 @@ CODED = {
 
 # Codes of several words, and a summary line: demo-push-failed's message, which
 # demo-push-rejected's example shows under its own.
-PHRASED = {
+PHRASED: dict[str, tuple[Any, ...]] = {
     "demo-body-too-large": ("web", "HTTP 413", "Demo server refused a request body that is too large", [
         ("the request body is larger than the demo server allows",
          ["error: the request body is larger than the demo server allows"]),

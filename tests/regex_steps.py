@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from re import _constants as C  # noqa: N812
-from re import _parser
+from re import _constants as C, _parser  # type: ignore[attr-defined]  # the parser's own modules: typeshed has none
 
 Cont = Callable[[int], bool]
 Node = Callable[[str, int, Cont], bool]
@@ -111,7 +110,12 @@ class StepCounter:
 
             def atomic(s: str, i: int, k: Cont) -> bool:
                 ends: list[int] = []
-                if not inner(s, i, lambda j: ends.append(j) or True):
+
+                def first_end(j: int) -> bool:
+                    ends.append(j)
+                    return True
+
+                if not inner(s, i, first_end):
                     return False
                 return k(ends[0])
             return atomic
@@ -215,21 +219,26 @@ class StepCounter:
 
 def _in_class(items) -> Callable[[str], bool]:
     negate = False
+    ranges: list[tuple[int, int]] = []  # a literal is a range of one
     tests: list[Callable[[str], bool]] = []
     for op, av in items:
         if op is C.NEGATE:
             negate = True
         elif op is C.LITERAL:
-            tests.append(lambda c, av=av: ord(c) == av)
+            ranges.append((av, av))
         elif op is C.RANGE:
-            tests.append(lambda c, lo=av[0], hi=av[1]: lo <= ord(c) <= hi)
+            ranges.append((av[0], av[1]))
         elif op is C.CATEGORY:
             tests.append(_CATEGORIES[av])
         else:
             raise ValueError(f"the step counter does not know {op} in a class")
+
+    def member(c: str) -> bool:
+        return any(lo <= ord(c) <= hi for lo, hi in ranges) or any(t(c) for t in tests)
+
     if negate:
-        return lambda c: not any(t(c) for t in tests)
-    return lambda c: any(t(c) for t in tests)
+        return lambda c: not member(c)
+    return member
 
 
 _CATEGORIES = {

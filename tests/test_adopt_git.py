@@ -72,7 +72,8 @@ def test_its_pages_show_its_fields_and_codes_outside_the_titles(gitkb: Path):
     http = page(gitkb, "errors/remote/push-too-large.html")
     assert re.search(r"<h1>The server refused a push too large for it<", http)
     assert re.search(r'Printed with the code <code[^>]*><span class="pre">HTTP</span> <span class="pre">413</span>', http)
-    badges = re.findall(r'<span class="errorkb-badge[^"]*">([^<]+)</span>', http)
+    badges = re.findall(r'<span class="errorkb-badge[^"]*"[^>]*>(?:<span class="errorkb-visually-hidden">[^<]*</span>)?'
+                        r'([^<]+)</span>', http)
     assert badges == ["Talking to a remote", "git push", "Network", "Since 2.0"]
     assert re.search(r"<h2>What happened", http) and re.search(r"<h2>What to do", http)
     assert 'class="errorkb-fix-number">1.</span>' in http

@@ -79,7 +79,9 @@ def test_the_block_puts_the_fix_the_values_rule_out_last(root: Path, monkeypatch
     monkeypatch.setenv("ERRORKB_BASE_URL", "https://kb.example.org/")
     paste = ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 GiB (GPU 0; 16.00 GiB total capacity; "
              "1.00 GiB already allocated; 14.00 GiB free")
-    lines = Answers.load(root).block(paste).splitlines()
+    block = Answers.load(root).block(paste)
+    assert block is not None
+    lines = block.splitlines()
     assert "  The one allocation is 1.25x the whole device" in lines
     assert "  Only 1.00 GiB is allocated: a smaller batch cannot help (rules out fix 1: Use a smaller batch)" in lines
     assert lines.index("  fix 2: Free what you no longer need") < lines.index(
@@ -90,9 +92,10 @@ def test_with_a_base_url_the_block_and_the_lookup_give_the_page(root: Path, monk
     monkeypatch.setenv("ERRORKB_BASE_URL", "https://kb.example.org/")
     answers = Answers.load(root)
     page = "https://kb.example.org/errors/host/demo-killed.html"
-    assert answers.block("Killed").splitlines()[-1] == f"  more: {page}"
+    block, record = answers.block("Killed"), answers.explain("demo-killed")
+    assert block is not None and block.splitlines()[-1] == f"  more: {page}"
     assert answers.lookup("Killed")["matches"][0]["url"] == page
-    assert answers.explain("demo-killed")["url"] == page
+    assert record is not None and record["url"] == page
 
 
 def test_no_exact_match_gives_no_block(root: Path):

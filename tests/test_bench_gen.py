@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bench_module(name: str) -> ModuleType:
-    """A module of bench/, loaded without putting bench/ on sys.path, where its doctest.py
-    would hide the standard library's from every later import (Sphinx's among them)."""
+    """A module of bench/, loaded without putting bench/ on sys.path, where its build.py would
+    hide the ``build`` package (the packaging test's) from every later import."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = sys.modules[name] = importlib.util.module_from_spec(spec)
@@ -80,8 +80,8 @@ def test_short_list_finds_what_every_template_finds(tmp_path: Path, monkeypatch,
     records = generate(40, seed=5)
     pool = [e for r in records for m in r.messages for e in m.examples]
     generic = ["memory ({free:size} free of", "^Killed$", "failed to {op:identifier} {x:text}memory ({f:size} free",
-               "pool exhausted", "could not {op:identifier} {b:identifier} buffer", "exhausted while {verb:identifier} {program:identifier};",
-               "step_{a:int}; used"]
+               "pool exhausted", "could not {op:identifier} {b:identifier} buffer",
+               "exhausted while {verb:identifier} {program:identifier};", "step_{a:int}; used"]
     for record, text in zip(records, generic):
         template = compile_template(text)
         record.messages[0].template = text

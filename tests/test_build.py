@@ -26,11 +26,13 @@ def test_record_page(app):
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (lambda t: t.replace("on device 0\"", "on GPU zero\""), "errors/demo/demo-oom.md:14: ERROR: messages[0].examples[0] does not match its template: matching stops at "
+        (lambda t: t.replace("on device 0\"", "on GPU zero\""),
+         "errors/demo/demo-oom.md:14: ERROR: messages[0].examples[0] does not match its template: matching stops at "
          "character 39, where ' on device ' should follow but the line has ' on GPU zero'"),
         (lambda t: t.replace("title: Demo", "title: [Demo"), "errors/demo/demo-oom.md:4: ERROR: invalid YAML"),
         (lambda t: t.replace("category: device-memory\n", ""), "errors/demo/demo-oom.md:2: ERROR: missing required field 'category'"),
-        (lambda t: t.replace("related: []", "related: [nope]"), "errors/demo/demo-oom.md:15: ERROR: related[0]: no record has the id 'nope'"),
+        (lambda t: t.replace("related: []", "related: [nope]"),
+         "errors/demo/demo-oom.md:15: ERROR: related[0]: no record has the id 'nope'"),
     ],
     ids=["example", "yaml", "missing-field", "related"],
 )

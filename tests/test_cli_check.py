@@ -9,9 +9,8 @@ import time
 
 import pytest
 
-from errorkb.tools.cli import main
-
 from conftest import ROOT, record_text
+from errorkb.tools.cli import main
 
 RECORD = "errors/demo/demo-oom.md"
 
@@ -41,13 +40,15 @@ def test_a_valid_record_passes(project):
 BAD_RECORDS = {
     "value outside the vocabulary": (("phase: run-time", "phase: sometimes"), "phase:", "phase: 'sometimes' is not one of"),
     "unknown field": (("title:", "colour: red\ntitle:"), "colour:", "unknown field 'colour'"),
-    "missing field": (("summary: The demo device could not allocate a buffer because its memory was full.\n", ""), "id:", "missing required field 'summary'"),
+    "missing field": (("summary: The demo device could not allocate a buffer because its memory was full.\n", ""), "id:",
+                      "missing required field 'summary'"),
     "template that does not compile": (("{device:int}\"", "{device:bogus}\""), "template:", "unknown placeholder type 'bogus'"),
     "template that could hang the search": (("\"DemoError: could", "\"{what:text}DemoError: could"), "template:",
                                             "{what:text} starts the template, so a search would run it from every character"),
     "template that matches almost anything": (("DemoError: could not allocate {requested:size} on device {device:int}\"",
                                                "out of memory\""), "template:", "matches almost anything"),
-    "example that does not match": (("on device 0\"", "on the device\""), "- \"DemoError", "messages[0].examples[0] does not match its template: matching stops at character 39, "
+    "example that does not match": (("on device 0\"", "on the device\""), "- \"DemoError",
+                                    "messages[0].examples[0] does not match its template: matching stops at character 39, "
                                     "where ' on device ' should follow but the line has ' on the device'"),
     "related id that does not exist": (("related: []", "related: [demo-nope]"), "related:", "no record has the id 'demo-nope'"),
     "missing section": (("## Debugging\n\nPrint the memory in use before the failing step.\n", ""), None, "missing section '## Debugging'"),
@@ -75,8 +76,10 @@ def test_ids_and_codes_are_unique(project):
     third = project.add_record(id="demo-three", code="demo1")
     code, lines = check(project)
     assert code == 1
-    assert any(l.startswith("errors/other/demo-oom.md:2: id 'demo-oom' is already used by errors/demo/demo-oom.md") for l in lines), lines
-    assert any(l.startswith("errors/demo/demo-three.md:3: code 'demo1' is already used by errors/demo/demo-oom.md") for l in lines), lines
+    assert any(line.startswith("errors/other/demo-oom.md:2: id 'demo-oom' is already used by errors/demo/demo-oom.md")
+               for line in lines), lines
+    assert any(line.startswith("errors/demo/demo-three.md:3: code 'demo1' is already used by errors/demo/demo-oom.md")
+               for line in lines), lines
     assert other.exists() and third.exists()
 
 
@@ -94,7 +97,7 @@ def test_guides_are_linted_too(project):
     project.add_record()
     project.write("docs/guide.md", "# A guide\n\nSome text.\n\n\n\nMore text.\n")
     code, lines = check(project)
-    assert code == 1 and lines[0].startswith("docs/guide.md:5: ") and all("(MD012)" in l for l in lines), lines
+    assert code == 1 and lines[0].startswith("docs/guide.md:5: ") and all("(MD012)" in line for line in lines), lines
 
 
 def test_an_unreadable_record_is_reported_once(project):
@@ -106,7 +109,8 @@ def test_an_unreadable_record_is_reported_once(project):
 
 def test_the_site_itself_passes_in_seconds():
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "errorkb.tools.cli", "--root", str(ROOT), "check"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "errorkb.tools.cli", "--root", str(ROOT), "check"],
+                          capture_output=True, text=True, timeout=120)
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stdout + done.stderr
     assert elapsed < 20, f"errorkb check took {elapsed:.1f}s"

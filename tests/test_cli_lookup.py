@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_SCHEMA, ROOT
-from errorkb.tools.cli import main
 from errorkb.core.lookup import build_index
 from errorkb.core.records import load_catalogue
+from errorkb.tools.cli import main
 from lookup_records import write_records
 
 DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; "
@@ -135,6 +135,7 @@ def test_a_closed_or_full_standard_output_gives_no_traceback(root: Path):
     assert b"Traceback" not in done.stderr
     proc = subprocess.Popen([sys.executable, "-m", "errorkb.tools.cli", "--root", str(root), "lookup", "--json", DETAIL],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # the reader is gone before anything is written, as with `| head -0`
     assert proc.wait(timeout=60) == 0 and proc.stderr.read() == b""
 

@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from errorkb.tools.cli import main
-from errorkb.core.records import RecordError, load_record
-from errorkb.tools.scaffold import first_template, pick_line, scaffold
-from errorkb.core.templates import build, compile_template, parse, prove_linear
 from conftest import DEMO_SCHEMA
+from errorkb.core.records import RecordError, load_record
+from errorkb.core.templates import build, compile_template, parse, prove_linear
+from errorkb.tools.cli import main
+from errorkb.tools.scaffold import first_template, pick_line, scaffold
 
 PASTE = "DemoError: could not allocate 2.00 GiB on device 0 (1.50 GiB free) for tensor [8, 1024] in /tmp/run/model.pt"
 NEW = ["new", "--id", "demo-alloc", "--code", "DEMO9", "--source", "demo", "--title", "Demo allocation failed"]
@@ -70,7 +69,9 @@ def test_new_then_check_then_build(project):
     assert "Wrote errors/demo/demo-alloc.md" in out and "errorkb check" in out
     text = path.read_text(encoding="utf-8")
 
-    record_template = re.search(r'template: (".*")', text).group(1)
+    found = re.search(r'template: (".*")', text)
+    assert found is not None
+    record_template = found.group(1)
     template = compile_template(json.loads(record_template))
     assert template.matches(PASTE)
     assert [p.type for p in template.placeholders] == ["size", "int", "size", "shape", "path"]

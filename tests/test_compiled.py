@@ -42,12 +42,17 @@ def answer(index, paste: str) -> dict:
             "kind": result.kind.as_json() if result.kind else None}
 
 
-@pytest.mark.parametrize("which", ["the site", "the demo"])
-def test_every_example_and_title_is_answered_as_the_records_answer_it(which: str, demo: Path, monkeypatch):
-    root = ROOT if which == "the site" else demo
+@pytest.fixture(params=["the site", "the demo"])
+def both(request, demo: Path, monkeypatch):
+    """This site, then the demo: its project, records and index from the records, and its answers
+    from the compiled catalogue, pages under ``BASE``."""
+    root = ROOT if request.param == "the site" else demo
     monkeypatch.setenv("ERRORKB_BASE_URL", BASE)
-    _, catalogue, index = from_records(root, BASE)
-    answers = Answers.load(root)
+    return (*from_records(root, BASE), Answers.load(root))
+
+
+def test_every_example_and_title_is_answered_as_the_records_answer_it(both):
+    _, catalogue, index, answers = both
     pastes = [e.text for r in catalogue.records.values() for m in r.messages for e in m.examples]
     pastes += [r.title for r in catalogue.records.values()]  # mostly no exact match: the closest records
     exact = 0
@@ -60,12 +65,8 @@ def test_every_example_and_title_is_answered_as_the_records_answer_it(which: str
     assert [r["fixes"] for r in answers.index.records] == [r["fixes"] for r in index.records]
 
 
-@pytest.mark.parametrize("which", ["the site", "the demo"])
-def test_every_record_is_explained_as_the_records_explain_it(which: str, demo: Path, monkeypatch):
-    root = ROOT if which == "the site" else demo
-    monkeypatch.setenv("ERRORKB_BASE_URL", BASE)
-    project, catalogue, _ = from_records(root, BASE)
-    answers = Answers.load(root)
+def test_every_record_is_explained_as_the_records_explain_it(both):
+    project, catalogue, _, answers = both
     for record in catalogue.records.values():
         expected = json.loads(json.dumps(explained(project, catalogue, record.id, BASE)))
         assert expected["url"] == BASE + record_url(record)

@@ -73,10 +73,10 @@ def test_pull_requests_run_untrusted_code_with_a_read_only_token_and_no_secrets(
 
 def test_pull_requests_check_test_and_build_with_the_makefile():
     runs = [step["run"] for step in steps(load(PULL_REQUEST)) if "run" in step]
-    assert runs[:4] == ["make check", 'make test-changed BASE="$BASE"', "make test", "make html"]
-    assert [run.split("\n")[0] for run in runs[4:]] == ["make doctest > /dev/null || true"]  # the results, from the cache
+    assert runs[:5] == ["make check", "make lint", 'make test-changed BASE="$BASE"', "make test", "make html"]
+    assert [run.split("\n")[0] for run in runs[5:]] == ["make doctest > /dev/null || true"]  # the results, from the cache
     makefile = (ROOT / "Makefile").read_text()
-    for target in ("check", "test-changed", "test", "html"):
+    for target in ("check", "lint", "test-changed", "test", "html"):
         assert re.search(rf"^{target}:", makefile, re.M), f"the Makefile has no {target} target"
 
 
@@ -118,19 +118,33 @@ def test_each_job_installs_only_what_its_target_needs():
     assert requirement_names("check") <= dependencies | {"docutils", "rumdl"}
     assert {"torch", "jax", "playwright"}.isdisjoint(requirement_names("check"))
     assert {"playwright", "ipykernel", "mcp"}.isdisjoint(requirement_names("records") | requirement_names("site"))
+    assert {"torch", "jax"}.isdisjoint(requirement_names("lint"))  # the lint reads types, it runs no snippet
     for workflow in (load(PULL_REQUEST), load(PUBLISH)):
         for job in workflow["jobs"].values():
             runs = " ".join(step.get("run", "") for step in job["steps"])
             if re.search(r"make (test|html)", runs):  # these install the snippets' packages
                 assert job["env"]["PIP_EXTRA_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
     makefile = (ROOT / "Makefile").read_text()
-    for target, level in {"check": "check", "new": "check", "test-changed": "records", "html": "site",
+    for target, level in {"check": "check", "new": "check", "lint": "lint", "test-changed": "records", "html": "site",
                           "serve": "site", "doctest": "site", "test": "test"}.items():
         assert re.search(rf"^{target}: \$\(STAMP:%=%-{level}\)", makefile, re.M), target
     for workflow in (load(PULL_REQUEST), load(PUBLISH)):
         for step in steps(workflow):
             if step.get("uses", "").startswith("actions/setup-python@"):
                 assert step["with"]["cache-dependency-path"].split() == ["requirements/*.txt", "snippet-requirements.txt"]
+
+
+def test_a_package_pinned_in_two_levels_is_pinned_alike():
+    """requirements/lint.txt pins again the test side's packages whose types mypy reads."""
+    pinned: dict[str, set[str]] = {}
+    for path in [*sorted((ROOT / "requirements").glob("*.txt")), ROOT / "snippet-requirements.txt"]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            requirement = line.split("#")[0].split(";")[0].strip()
+            if "==" in requirement:
+                name, version = requirement.split("==")
+                pinned.setdefault(re.sub(r"\[.*\]", "", name).strip().lower(), set()).add(version.strip())
+    assert {"pytest", "hypothesis", "mcp"} <= set(pinned)
+    assert {name: versions for name, versions in pinned.items() if len(versions) > 1} == {}
 
 
 def test_builds_and_tests_get_the_snippet_sandbox_first():

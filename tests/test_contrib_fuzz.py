@@ -9,15 +9,14 @@ from __future__ import annotations
 import string
 import tempfile
 import time
+from collections.abc import Set
 from pathlib import Path
 
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from errorkb.core.records import Problem, RecordError, load_catalogue, load_record
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import DEMO_SCHEMA, record_text
+from errorkb.core.records import Problem, RecordError, load_catalogue, load_record
 
 # Enough examples to find the usual crashes, few enough for CI; no example database on disk.
 # An example takes milliseconds: the deadline catches a hang (an alias bomb took a minute)
@@ -28,7 +27,7 @@ VALID = record_text()
 SHOWN = "errors/demo/demo-oom.md"
 
 
-def assert_clean(problems: list[Problem], paths: set[str] = frozenset({SHOWN})) -> None:
+def assert_clean(problems: list[Problem], paths: Set[str] = frozenset({SHOWN})) -> None:
     assert problems
     for problem in problems:
         assert problem.path in paths

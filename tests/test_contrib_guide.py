@@ -16,6 +16,7 @@ def block_after(marker: str, fence: str = "```") -> str:
     """The first fenced block after ``marker`` in the guide."""
     start = GUIDE.index(marker)
     m = re.compile(rf"^{fence}\w*\n(.*?)^{fence}$", re.S | re.M).search(GUIDE, start)
+    assert m is not None, marker
     return m.group(1)
 
 

@@ -33,7 +33,7 @@ def test_make_new_then_make_check_then_make_html(project):
     path = project.root / "errors/demo/demo-alloc.md"
     assert f"      - {json.dumps(message)}" in path.read_text(encoding="utf-8")
     checked = make(project, "check")
-    assert checked.returncode != 0 and "errors/demo/demo-alloc.md:3: unfilled scaffold placeholder" in checked.stdout
+    assert checked.returncode != 0 and "errors/demo/demo-alloc.md:5: unfilled scaffold placeholder" in checked.stdout
     path.write_text(fill(path.read_text(encoding="utf-8")), encoding="utf-8")
     checked = make(project, "check")
     assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import Project, record_text
+from conftest import DEMO_SCHEMA, Project, record_text
 from errorkb.core.code_catalogues import code_slug, coverage, load_code_catalogue
 from errorkb.core.records import load_catalogue
 from errorkb.tools.cli import main
-from conftest import DEMO_SCHEMA
 
 CATALOGUE = """\
 title: Demo runtime error codes
@@ -38,7 +37,8 @@ def project_with_catalogue(tmp_path: Path) -> Project:
 def test_each_code_has_its_record_by_code_or_alias(tmp_path):
     project = project_with_catalogue(tmp_path)
     vendor, problems = load_code_catalogue("demo-runtime", tmp_path / "codes/demo.yaml", "codes/demo.yaml")
-    assert problems == [] and [c.code for c in vendor.codes] == ["DEMO1", "DEMO 42", "OLD7"]
+    assert problems == [] and vendor is not None
+    assert [c.code for c in vendor.codes] == ["DEMO1", "DEMO 42", "OLD7"]
     records, _ = load_catalogue(project.root / "errors", schema=DEMO_SCHEMA, root=project.root)
     assert [(c.code, r.id if r else None) for c, r in coverage(vendor, records.records.values())] == [
         ("DEMO1", "demo-oom"), ("DEMO 42", None), ("OLD7", "demo-oom")]

@@ -11,12 +11,26 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA, record_text
-from errorkb.core.diagnoses import (DECIMAL_UNITS, LETTER_UNITS, SHOWN_DECIMAL_UNITS, SHOWN_UNITS, Diagnosis, DiagnosisError, Spec, applies, check, diagnose, format_size, of_record,
-                               parse_condition, parse_message, round_half_up, readings_of)
-from errorkb.core.lookup import UNIT_FACTORS
+from errorkb.core.diagnoses import (
+    DECIMAL_UNITS,
+    LETTER_UNITS,
+    SHOWN_DECIMAL_UNITS,
+    SHOWN_UNITS,
+    Diagnosis,
+    DiagnosisError,
+    Spec,
+    applies,
+    check,
+    diagnose,
+    format_size,
+    of_record,
+    parse_condition,
+    readings_of,
+    round_half_up,
+)
 from errorkb.core.records import RecordError, load_catalogue, load_record
 from errorkb.core.templates import compile_template
-from errorkb.core.values import SIZE_PARTS, Value
+from errorkb.core.values import Value
 from system_tools import require
 
 CORE = ROOT / "ext" / "errorkb" / "site" / "static" / "errorkb-lookup-core.js"
@@ -94,7 +108,7 @@ def test_messages_and_fixes_are_checked_too():
     assert "shows a condition" in check(Spec("free < 1 GiB", "{free < 1 GiB}", 1), [TORCH], FIXES)[1][0][1]
     for fix in ("Reboot", 0, 4):
         assert check(Spec("free < 1 GiB", "x", fix), [TORCH], FIXES)[1][0][0] == "fix"
-    assert check(Spec("free < 1 GiB", "x", "Set the allocator"), [TORCH], FIXES)[0].fix == 2
+    assert diagnosis("free < 1 GiB", "x", "Set the allocator").fix == 2
 
 
 DIAGNOSED = record_text().replace("related: []", """related: []
@@ -120,7 +134,9 @@ def test_check_refuses_bad_diagnoses_with_file_and_line(tmp_path: Path):
     path = tmp_path / "errors" / "demo" / "demo-oom.md"
     path.parent.mkdir(parents=True)
     path.write_text(DIAGNOSED, encoding="utf-8")
-    template = re.search(r"template: (.*)", DIAGNOSED).group(1)
+    matched = re.search(r"template: (.*)", DIAGNOSED)
+    assert matched is not None
+    template = matched.group(1)
     assert "{requested:size}" in template, "the record of conftest captures 'requested'"
     with pytest.raises(RecordError) as info:
         load_record(path, root=tmp_path, schema=DEMO_SCHEMA)
@@ -277,6 +293,7 @@ def test_readings_labels_costs_and_ruled_out_fixes_are_checked_with_file_and_lin
 def test_a_ruled_out_fix_goes_last_and_a_reading_needs_no_condition():
     from errorkb.core.diagnoses import fixes_in_order, label_of, read, read_reading
     out = check(Spec("free < 1 GiB", "only {free} free", 3, rules_out=True), [TORCH], FIXES)[0]
+    assert out is not None
     points = diagnosis("free < 1 GiB", "x", 2)
     line = values(requested="750.00 MiB", gpu="0", capacity="14.57 GiB", free="426.75 MiB")
     found = diagnose([out, points], line)
@@ -285,7 +302,10 @@ def test_a_ruled_out_fix_goes_last_and_a_reading_needs_no_condition():
     assert [(f["number"], f["diagnosed"], f["ruled_out"], f["anchor"]) for f in ordered] == [
         (2, True, False, "fix-2"), (1, False, False, "fix-1"), (3, False, True, "fix-3")]
     assert ordered[0]["cost"] == "free"
-    reading = check(read_reading({"say": "{free / capacity:%} of {capacity} free"})[0], [TORCH], None)[0]
+    spec = read_reading({"say": "{free / capacity:%} of {capacity} free"})[0]
+    assert spec is not None
+    reading = check(spec, [TORCH], None)[0]
+    assert reading is not None
     assert read([reading], line) == ["3% of 14.57 GiB free"]
     assert read([reading], values(requested="1 GiB", gpu="0")) == []  # the values it names are not there
     assert (label_of("other2", {}), label_of("free_bytes", {}), label_of("free", {"free": "Free now"})) == (

@@ -11,6 +11,7 @@ accelerators.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import re
 from pathlib import Path
@@ -79,8 +80,8 @@ def test_the_package_s_strings_hold_none_of_the_site_s_words(vocabulary):
 def test_the_help_of_every_command_holds_none_of_them(vocabulary):
     parser = build_parser()
     helps = [parser.format_help()]
-    for action in parser._subparsers._group_actions:  # the sub-commands
-        helps += [sub.format_help() for sub in action.choices.values()]
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps += [sub.format_help() for sub in commands.choices.values()]
     assert [m.group() for text in helps for m in vocabulary.finditer(text)] == []
 
 

@@ -11,21 +11,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from docutils import nodes
+from sphinx.util.console import strip_colors
 
+from conftest import ROOT, page, record_text
 from errorkb.examples.accelerators import PROFILE as ACCELERATORS
 from errorkb.examples.builder import summary_line
 from errorkb.examples.extract import snippets_in_record, snippets_in_text
 from errorkb.examples.hardware import load_profile
 from errorkb.examples.judge import FAILED, NOT_RUN, PASSED, Result, matching_lines
 from errorkb.examples.render import status_line
-from errorkb.examples.runner import run_snippets
 from errorkb.examples.rules import SnippetRules
+from errorkb.examples.runner import run_snippets
 from errorkb.examples.spec import SnippetError, make_snippet, parse_requires
 from errorkb.examples.verified import load_verified
-
-from sphinx.util.console import strip_colors
-
-from conftest import ROOT, page, record_text
 from errorkb.tools.project import open_project
 
 FIXES_OK = """
@@ -155,6 +154,7 @@ def test_status_line(result: Result, text: str) -> None:
     node = status_line(result)
     assert node.astext() == text
     badge = node.children[0]
+    assert isinstance(badge, nodes.Element)
     colour = {PASSED: "success", FAILED: "danger", NOT_RUN: "secondary"}[result.status]
     assert badge["classes"][:2] == ["errorkb-badge", f"errorkb-badge-{colour}"] and badge.astext() == result.status
 

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from errorkb.examples import sandbox
-
 from conftest import ROOT
+from errorkb.examples import sandbox
 from system_tools import require
 
 NOBODY = 65534

@@ -390,7 +390,7 @@ def test_links_and_images_that_would_run_a_script_are_refused_at_their_line(proj
     (project.root / "errors/demo/picture.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     built = project.build()
     assert built.returncode != 0
-    for form, fragment in SCRIPT_LINKS:
+    for _, fragment in SCRIPT_LINKS:
         line = line_of(text, fragment)
         assert f"{RECORD}:{line}: ERROR: " in built.stderr and SCHEMES in built.stderr, (fragment, built.stderr)
     assert built.stderr.count(SCHEMES) == len(SCRIPT_LINKS), built.stderr
@@ -429,7 +429,7 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
 
     seen: list[str] = []
 
-    def do_GET(self) -> None:  # noqa: N802  (the standard library's name)
+    def do_GET(self) -> None:
         self.seen.append(self.path)
         body = b"LEAKED-FROM-THE-SERVER,1\n"
         self.send_response(200)

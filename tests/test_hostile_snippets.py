@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT, wait_until
 from errorkb.examples import sandbox, sandbox_ids
 from errorkb.examples.judge import FAILED, NOT_RUN, PASSED, run_one
 from errorkb.examples.runner import run_snippets
 from errorkb.examples.spec import SnippetError, make_snippet
-
-from conftest import ROOT, wait_until
 from system_tools import require
 
 

@@ -7,16 +7,27 @@ import random
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
 from errorkb.core import lookup as engine
-from errorkb.core.lookup import (ERROR, MENTION, OTHER, LookupIndex, build_index, lookup, normalise, standing,
-                            terms, whole_words)
+from errorkb.core.lookup import (
+    ERROR,
+    MENTION,
+    OTHER,
+    LookupIndex,
+    build_index,
+    lookup,
+    normalise,
+    standing,
+    terms,
+    whole_words,
+)
 from errorkb.core.records import load_catalogue
 from errorkb.core.templates import compile_template
 from errorkb.core.values import Value
-from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
 from lookup_records import write_records
 
 DETAIL = ("RuntimeError: CUDA out of memory. Tried to allocate 1.71 GiB (GPU 0; 6.00 GiB total capacity; "
@@ -377,13 +388,19 @@ def build_index_from(templates: dict[str, str | list[str]]) -> LookupIndex:
 
     class FakeRecord:  # only what build_index reads
         def __init__(self, id_: str, template: str | list[str]):
-            self.id, self.code, self.codes, self.title, self.aliases = id_, "", (), f"Record {id_}", []
+            self.id, self.code, self.codes, self.title = id_, "", (), f"Record {id_}"
+            self.aliases: list[str] = []
             self.path = f"errors/x/{id_}.md"
             self.templates = tuple(compile_template(t) for t in ([template] if isinstance(template, str) else template))
             self.messages = [type("M", (), {"examples": [], "summary_line": False})() for _ in self.templates]
-            self.fixes, self.costs, self.diagnoses, self.readings, self.labels = (), [], [], [], {}
+            self.fixes = ()
+            self.costs: list[str] = []
+            self.diagnoses: list[Any] = []
+            self.readings: list[Any] = []
+            self.labels: dict[str, str] = {}
 
-    return build_index(Catalogue({k: FakeRecord(k, t) for k, t in templates.items()}))  # type: ignore[arg-type]
+    records: dict[str, Any] = {k: FakeRecord(k, t) for k, t in templates.items()}
+    return build_index(Catalogue(records))
 
 
 def test_a_message_whole_in_one_line_is_reported_on_that_line(index):
@@ -461,3 +478,25 @@ def test_codes_of_several_words_and_summary_lines_read_the_same_from_the_shipped
     assert [(m.record["id"], m.exact, m.also) for m in push] == [("demo-push-rejected", True, False),
                                                                  ("demo-push-failed", False, True)]
     assert [(m.record["id"], m.exact) for m in lookup(built, PHRASED_PASTES[10]).matches] == [("demo-push-failed", True)]
+
+
+def test_a_line_repeated_is_matched_once_where_it_last_occurs(index, monkeypatch):
+    """The work of a paste whose every line matches grows with its distinct lines, not its lines:
+    50,000 lines of one error, stamped with 60 different seconds, are matched 60 times, each
+    distinct line at its last copy."""
+    from errorkb.core import matcher
+
+    tried: list[int] = []
+    real = matcher.LineMatcher.hits
+
+    def counting(self, candidate, short_listed):
+        tried.extend(short_listed)
+        return real(self, candidate, short_listed)
+
+    monkeypatch.setattr(matcher.LineMatcher, "hits", counting)
+    lines = [f"12:00:{i % 60:02d} [rank0]: {DETAIL}" for i in range(50_000)]
+    paste = "\n".join(lines)
+    assert len(paste) < engine.MAX_PASTE
+    top = lookup(index, paste).matches[0]
+    assert top.exact and top.record["id"] == "demo-cuda-detail" and top.line == 49_999
+    assert sorted(set(tried)) == list(range(49_940, 50_000))

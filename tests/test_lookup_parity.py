@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA
-from errorkb.tools.project import open_project
 from errorkb.core.lookup import build_index, lookup
-from test_lookup import HINTS_AND_QUOTES, log_lines
 from errorkb.core.records import load_catalogue
 from errorkb.core.settings import settings_from
 from errorkb.core.templates import Layout, Placeholder, build, parse
+from errorkb.tools.project import open_project
 from lookup_records import CODED, PHRASED, PHRASED_PASTES, RECORDS, write_records
 from system_tools import require
+from test_lookup import HINTS_AND_QUOTES, log_lines
 
 NODE_RUNNER = Path(__file__).with_name("lookup_node.js")
 CORE = ROOT / "ext" / "errorkb" / "site" / "static" / "errorkb-lookup-core.js"
@@ -194,7 +194,8 @@ def test_the_browser_runs_each_template_s_pattern_as_python_does(tmp_path: Path)
     need not accept, on every example and on lines made from each template."""
     node = require("node", "nodejs")
     texts, lines = [], ["Killed 😀 (x a   more) 'q'.*+?| 😀", "Fail [/a/b] - id^ dev\\ end t rest here 𝔘"]
-    for catalogue, _ in (load_catalogue(ROOT / "errors", schema=SITE_SCHEMA, root=ROOT), load_catalogue(write_records(tmp_path), schema=DEMO_SCHEMA, root=tmp_path)):
+    for catalogue, _ in (load_catalogue(ROOT / "errors", schema=SITE_SCHEMA, root=ROOT),
+                         load_catalogue(write_records(tmp_path), schema=DEMO_SCHEMA, root=tmp_path)):
         texts += [t.text for record in catalogue.records.values() for t in record.templates]
         lines += [e.text for record in catalogue.records.values() for m in record.messages for e in m.examples]
     texts += ["^  Killed {{a}} at {n:int}x$", "a{{b}}c {p:path}: {s:size}/{q:quoted} {t:text}#{d:device}. {i:identifier}-{dt:dtype}(x",

@@ -79,7 +79,8 @@ def test_lookup_answers_what_lookup_json_prints(session: dict[str, Any], capsys:
     assert result.structured_content["matches"] == _lookup_json(PASTE, 3, capsys)
     best = result.structured_content["matches"][0]
     assert (best["id"], best["exact"]) == ("python-memoryerror", True)
-    assert best["values"]["requested"] == {"type": "size", "text": "58.0 GiB", "bytes": 62277025792}
+    assert best["values"]["requested"] == {"type": "size", "text": "58.0 GiB", "bytes": 62277025792,
+                                                "label": "Requested"}
     assert json.loads(result.content[0].text) == result.structured_content
 
 

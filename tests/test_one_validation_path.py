@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import io
 import re
-import sys
 from contextlib import redirect_stderr, redirect_stdout
 
 from sphinx.util.console import strip_colors
 
-from errorkb.tools.cli import main
-
 from conftest import record_text
+from errorkb.tools.cli import main
 
 SNIPPETS = {
     "unknown option": "```{snippet} fixes\n:id: with-a-shell\n:shell: bash\n\nprint(1)\n```\n",

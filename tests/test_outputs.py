@@ -90,7 +90,7 @@ def test_sitemap_needs_a_base_url(project: Project) -> None:
     assert project.build().returncode == 0
     tree = ET.parse(project.out / "sitemap.xml")
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
-    urls = [loc.text for loc in tree.getroot().findall("s:url/s:loc", ns)]
+    urls = [loc.text or "" for loc in tree.getroot().findall("s:url/s:loc", ns)]
     expected = ["index.html", "docs/guide.html", "errors/demo/demo-oom.html", "errors/demo/demo-two.html",
                 "by/index.html", "by/platform/gpu.html", "by/source/demo.html"]
     assert {BASE + page for page in expected} <= set(urls)
@@ -260,7 +260,9 @@ def test_dirhtml_every_link_errorkb_writes_works(project: Project) -> None:
     dead, _ = crawl(out.resolve(), served_at="/docs/")
     assert dead == []
     landing = (out / "index.html").read_text(encoding="utf-8")
-    action = re.search(r'<form class="errorkb-paste" action="([^"]*)"', landing)[1]
+    paste_box = re.search(r'<form class="errorkb-paste" action="([^"]*)"', landing)
+    assert paste_box is not None
+    action = paste_box[1]
     assert action == "lookup/" and (out / action / "index.html").is_file()
     lookup = (out / "lookup/index.html").read_text(encoding="utf-8")
     form = dict(re.findall(r'data-(index|worker|root)="([^"]*)"', lookup))

@@ -6,12 +6,8 @@ temporary project folder."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -34,7 +30,7 @@ def tiny(tmp_path: Path) -> Project:
 
 def test_the_wheel_holds_its_version_once(installed: Installed) -> None:
     assert installed.wheel.name.startswith(f"errorkb-{errorkb.__version__}-")
-    assert f'dynamic = ["version"]' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
 
 
 def test_the_command_runs_from_the_installed_package(installed: Installed, tiny: Project) -> None:

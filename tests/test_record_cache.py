@@ -6,7 +6,6 @@ import gc
 from pathlib import Path
 
 from conftest import DEMO_SCHEMA, record_text
-
 from errorkb.core import record_cache
 from errorkb.core.records import load_catalogue
 

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from errorkb.core.records import RecordError, load_catalogue, load_record, redirect_pages
 from conftest import DEMO_SCHEMA, ROOT, SITE_SCHEMA, record_text
+from errorkb.core.records import RecordError, load_catalogue, load_record, redirect_pages
+from errorkb.tools.project import open_project
 
 
 def problems_of(tmp_path: Path, text: str, name: str = "errors/demo/demo-oom.md") -> list[str]:
@@ -220,13 +221,18 @@ def test_a_less_specific_template_of_another_record_on_the_same_line_is_fine(tmp
     assert problems == []
 
 
-def test_another_records_name_or_template_on_another_line_of_an_example_claims_it(tmp_path):
-    write(tmp_path, id="demo-oom")
+def write_other_whose_example_holds_demo_oom(tmp_path) -> None:
+    """A second record, whose example's second line is demo-oom's message."""
     other = record_text(id="demo-other", code="DEMO2").replace(
         "DemoError: could not allocate {requested:size} on device {device:int}", "DemoFault: the ring {ring:int} stalled")
     (tmp_path / "errors/demo/demo-other.md").write_text(other.replace(
         '"DemoError: could not allocate 2.00 GiB on device 0"',
         '"DemoFault: the ring 3 stalled\\nDemoError: could not allocate 1.00 GiB on device 1"'))
+
+
+def test_another_records_name_or_template_on_another_line_of_an_example_claims_it(tmp_path):
+    write(tmp_path, id="demo-oom")
+    write_other_whose_example_holds_demo_oom(tmp_path)
     _, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     assert [str(p) for p in problems] == [
         "errors/demo/demo-other.md:14: messages[0].examples[0] is answered exactly by demo-oom's template "
@@ -240,11 +246,7 @@ def test_a_summary_line_may_stand_beside_another_records_message_in_its_example(
     write(tmp_path, id="demo-oom")
     text = (tmp_path / "errors/demo/demo-oom.md").read_text()
     (tmp_path / "errors/demo/demo-oom.md").write_text(text.replace("    examples:", "    summary_line: true\n    examples:"))
-    other = record_text(id="demo-other", code="DEMO2").replace(
-        "DemoError: could not allocate {requested:size} on device {device:int}", "DemoFault: the ring {ring:int} stalled")
-    (tmp_path / "errors/demo/demo-other.md").write_text(other.replace(
-        '"DemoError: could not allocate 2.00 GiB on device 0"',
-        '"DemoFault: the ring 3 stalled\\nDemoError: could not allocate 1.00 GiB on device 1"'))
+    write_other_whose_example_holds_demo_oom(tmp_path)
     catalogue, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     assert problems == [] and catalogue.records["demo-oom"].messages[0].summary_line
 
@@ -254,7 +256,7 @@ def test_a_code_as_printed_may_hold_spaces_and_punctuation(tmp_path):
     write(tmp_path, "DemoTwo", id="demo-other", code='"Xid 79"')
     catalogue, problems = load_catalogue(tmp_path / "errors", schema=DEMO_SCHEMA, root=tmp_path)
     assert problems == []
-    assert catalogue.find("http  413").id == "demo-oom" and catalogue.find("XID 79").id == "demo-other"
+    assert [getattr(catalogue.find(code), "id", None) for code in ("http  413", "XID 79")] == ["demo-oom", "demo-other"]
     assert redirect_pages(catalogue.records["demo-oom"]) == {"HTTP-413": "HTTP 413"}
 
 
@@ -338,6 +340,7 @@ def test_a_record_says_what_it_was_checked_against(tmp_path):
     path.parent.mkdir(parents=True)
     path.write_text(record_text().replace("related:", CHECKED, 1))
     record = load_record(path, root=tmp_path, schema=DEMO_SCHEMA)
+    assert record.checked is not None
     assert record.checked.date == "2026-11-24"
     assert record.checked.against == {"Demo SDK": "2.10", "Demo driver": "575"}
     assert record.as_json(DEMO_SCHEMA)["checked"] == {"date": "2026-11-24", "against": record.checked.against}
@@ -373,3 +376,10 @@ def test_an_example_wrapped_over_two_lines_matches_as_the_lookup_reads_it(tmp_pa
     path.parent.mkdir(parents=True)
     path.write_text(record_text().replace('"DemoError: could not allocate 2.00 GiB on device 0"', wrapped))
     assert load_record(path, root=tmp_path, schema=DEMO_SCHEMA).messages[0].examples[0].text.count("\n") == 1
+
+
+def test_this_site_requires_every_record_to_say_what_it_was_checked_against():
+    site = open_project(ROOT).settings
+    assert site.require_checked and site.checked_max_age > 0
+    catalogue, problems = open_project(ROOT).load()
+    assert problems == [] and all(record.checked is not None for record in catalogue.records.values())

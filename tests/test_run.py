@@ -155,7 +155,7 @@ def test_a_dataloader_that_fills_shared_memory_is_the_shm_record(tmp_path: Path)
     """/dev/shm is a 1 MiB tmpfs in a private mount namespace; a worker's batch does not fit."""
     pytest.importorskip("torch")
     unshare = shutil.which("unshare")
-    probe = [unshare, "--user", "--map-root-user", "--mount", "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /dev/shm"]
+    probe = [unshare or "unshare", "--user", "--map-root-user", "--mount", "sh", "-c", "mount -t tmpfs -o size=1m tmpfs /dev/shm"]
     if unshare is None or subprocess.run(probe, capture_output=True, timeout=30).returncode != 0:
         pytest.skip("cannot mount a small /dev/shm in a private mount namespace here (unshare)")
     script = program(tmp_path, "loader.py", """\
@@ -231,6 +231,7 @@ def test_gigabytes_of_binary_output_pass_through_in_bounded_memory(tmp_path: Pat
     """)
     proc = subprocess.Popen([sys.executable, "-c", PEAK_MEMORY, *WRAPPER, sys.executable, str(script)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout is not None and proc.stderr is not None
     digest, size = hashlib.sha256(), 0
     while chunk := proc.stdout.read(1 << 20):
         digest.update(chunk)
@@ -316,6 +317,7 @@ def test_ctrl_c_at_the_terminal_stops_the_command_and_the_wrapper_as_it_does():
 def test_an_interrupt_sent_to_the_wrapper_alone_is_passed_to_the_command():
     proc = subprocess.Popen([*WRAPPER, sys.executable, "-c", CTRL_C_PROGRAM], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
+    assert proc.stdout is not None and proc.stderr is not None
     assert proc.stdout.readline() == b"ready\n"
     proc.send_signal(signal.SIGINT)
     stderr = proc.stderr.read()

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project, record_text
+from conftest import Project
 from errorkb.core.records import RecordError, load_record
 from errorkb.core.settings import OPTIONS, Settings, SettingsError, settings_from
+
 
 def schema_of(fields, sections=("Meaning", "Resolution"), fixes_section="Resolution"):
     return settings_from({"errorkb_fields": fields, "errorkb_sections": list(sections),

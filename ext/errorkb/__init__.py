@@ -6,6 +6,9 @@ from __future__ import annotations
 # package: it imports nothing at run time, not even ``typing``.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
     from typing import Any
 
     from sphinx.application import Sphinx
@@ -27,24 +30,24 @@ class _MovedModules:
     """Finds ``errorkb.<old name>`` and gives the module at its new place."""
 
     @staticmethod
-    def find_spec(name: str, path: object = None, target: object = None) -> object:
+    def find_spec(name: str, path: Sequence[str] | None = None, target: ModuleType | None = None) -> ModuleSpec | None:
         old = name.partition("errorkb.")[2] if name.startswith("errorkb.") else ""
         if old not in MOVED:
             return None
         from importlib.machinery import ModuleSpec
 
-        return ModuleSpec(name, _MovedModules(), origin=f"errorkb.{MOVED[old]}.{old}")
+        # A loader by its methods: importlib.abc, whose Loader typeshed asks for, is slow to import.
+        return ModuleSpec(name, _MovedModules(), origin=f"errorkb.{MOVED[old]}.{old}")  # type: ignore[arg-type]
 
-    def create_module(self, spec: object) -> object:
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
         import importlib
         import warnings
 
-        name: str = spec.name  # type: ignore[attr-defined]
-        new: str = spec.origin  # type: ignore[attr-defined]
-        warnings.warn(f"{name} is now {new}; the old name goes in the next release", DeprecationWarning, stacklevel=2)
+        new = str(spec.origin)
+        warnings.warn(f"{spec.name} is now {new}; the old name goes in the next release", DeprecationWarning, stacklevel=2)
         return importlib.import_module(new)
 
-    def exec_module(self, module: object) -> None:
+    def exec_module(self, module: ModuleType) -> None:
         pass
 
 
@@ -57,15 +60,15 @@ if not any(isinstance(f, _MovedModules) for f in _sys.meta_path):
 def setup(app: Sphinx) -> dict[str, Any]:
     from pathlib import Path
 
+    from .examples.build import setup_examples
     from .site.accessibility import setup_accessibility
     from .site.badges import setup_badges
     from .site.catalogue import setup_catalogue
-    from .site.contribute import setup_contribute
     from .site.config import setup_config
     from .site.containment import setup_containment
+    from .site.contribute import setup_contribute
     from .site.coverage import setup_coverage
     from .site.domain import STATE_VERSION, load_records
-    from .examples.build import setup_examples
     from .site.indexes import setup_indexes
     from .site.links import setup_links
     from .site.outputs import setup_outputs

@@ -16,16 +16,17 @@ import http.server
 import shutil
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
+from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from conftest import Project  # noqa: E402  (tests/conftest.py)
-from lookup_records import write_records  # noqa: E402
-from system_tools import require, unavailable  # noqa: E402
+from conftest import Project
+from lookup_records import write_records
+from system_tools import require, unavailable
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -34,7 +35,7 @@ INDEX = ("# Demo errors\n\n```{errorkb-paste}\n```\n\n## All errors\n\n```{err:c
          "```{toctree}\n:glob:\n\nerrors/*/*\n```\n")
 REPOSITORY = "https://github.com/example/errorkb"
 #: What a paste that matches nothing is told it looks like (see triage.py), with its pages.
-KINDS = [
+KINDS: list[dict[str, Any]] = [
     {"name": "device", "title": "Device memory ran out", "page": "docs/device", "cues": ["out of memory", "HBM"],
      "records": {"source": ["demo"]}},
     {"name": "other", "title": "Not a memory error", "page": "docs/other"},

@@ -9,7 +9,6 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-
 from browser_site import DESKTOP, PHONE
 
 pytest_plugins = ["browser_site"]

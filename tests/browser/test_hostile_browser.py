@@ -6,7 +6,7 @@ import struct
 import subprocess
 import sys
 import zlib
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -71,7 +71,11 @@ def hostile_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_a_click_where_a_record_linked_to_a_script_runs_nothing(page, hostile_url: str) -> None:
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    def dismiss(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
     address = hostile_url + "errors/demo/demo-oom.html"
     page.goto(address)
     for how, what in CLICKED:

@@ -159,7 +159,7 @@ class Diagnosis:
         return [self.condition, self.message, self.fix, self.fix_title, self.rules_out]
 
     @classmethod
-    def from_json(cls, data: list[Any]) -> "Diagnosis":
+    def from_json(cls, data: list[Any]) -> Diagnosis:
         condition, message, fix, fix_title, rules_out = data
         return cls("", condition, message, fix, fix_title, rules_out)
 
@@ -185,6 +185,7 @@ class _Parser:
                     raise DiagnosisError(f"unexpected {rest[0]!r}", len(text) - len(rest) + 1)
                 break
             kind = m.lastgroup if m.lastgroup != "unit" else "number"
+            assert kind is not None  # each of _TOKEN's alternatives is a named group
             column = m.start(kind) + 1
             if kind == "number":
                 self.tokens.append(("size" if m.group("unit") else "number", m.group(0).strip(), column))

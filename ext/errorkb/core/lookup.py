@@ -62,7 +62,7 @@ from .triage import classify
 from .values import SIZE_PARTS, UNIT_FACTORS, Field, Value, values_of
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence, Set
+    from collections.abc import Callable, Mapping, Sequence, Set
 
     from .triage import Kind
 
@@ -250,7 +250,7 @@ class Entry(Candidate):
 
     @classmethod
     def of_template(cls, template: Template, key: str | None, examples: int, record: int,
-                    summary: bool = False) -> "Entry":
+                    summary: bool = False) -> Entry:
         c = Candidate.of(template, key)
         placeholders = " ".join(f"{f.name} {f.type} {f.group}" for f in template.fields)
         return cls(c.pieces, c.key, c.run, c.specificity, placeholders, examples, record, template.text, summary,
@@ -292,7 +292,7 @@ class Name(NamedTuple):
 class Bm25:
     """Term statistics of the closest-match ranking."""
 
-    docs: list[dict[str, int]]  # per record: term -> frequency
+    docs: Sequence[Mapping[str, int]]  # per record: term -> frequency
     lengths: list[int]
     avgdl: float
     idf: dict[str, float]
@@ -351,6 +351,7 @@ class LookupIndex:
         self.keys = frozenset(self.by_key) | frozenset(self.by_name_word)
         self.phrases = {text: re.compile(phrase_pattern(text), re.IGNORECASE) for text in dict.fromkeys(texts)
                         if not _TOKEN.fullmatch(text) and _WORD_CHAR.search(text)}
+        self._names: dict[int, list[Name]] = {}
 
     @functools.cached_property
     def by_second_word(self) -> dict[bytes, tuple[dict[bytes, list[int]], list[int]]]:
@@ -376,11 +377,15 @@ class LookupIndex:
         return out
 
     def names_of(self, r: int) -> list[Name]:
-        """Record ``r``'s code, id and aliases that can be written in a line."""
-        rec = self.records[r]
-        return [Name(r, text, text.lower(), self.phrases.get(text))
-                for text in dict.fromkeys([rec["id"], rec["code"], *rec["aliases"]])
-                if text and (text in self.phrases or _TOKEN.fullmatch(text))]
+        """Record ``r``'s code, id and aliases that can be written in a line (worked out once per
+        record: a paste may name it on every line)."""
+        names = self._names.get(r)
+        if names is None:
+            rec = self.records[r]
+            names = self._names[r] = [Name(r, text, text.lower(), self.phrases.get(text))
+                                      for text in dict.fromkeys([rec["id"], rec["code"], *rec["aliases"]])
+                                      if text and (text in self.phrases or _TOKEN.fullmatch(text))]
+        return names
 
     @functools.cached_property
     def bm25(self) -> Bm25:
@@ -442,7 +447,7 @@ class LookupIndex:
                 "records": rows}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "LookupIndex":
+    def from_json(cls, data: dict[str, Any]) -> LookupIndex:
         """Read an index back; many objects and no cycles, so without the collector's sweeps."""
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
@@ -616,8 +621,8 @@ class Match:
         return {"id": self.record["id"], "code": self.record["code"] or None, "title": self.record["title"],
                 "score": self.score, "exact": self.exact, "also": self.also,
                 "values": {k: {**v.as_json(), "label": self.label(k)} for k, v in self.values.items()},
-                "url": self.record["url"], "line": self.line + 1 if found else None, "lines": self.lines,
-                "span": list(self.span) if found else None, "text": self.text if found else None,
+                "url": self.record["url"], "line": None if self.line is None else self.line + 1,
+                "lines": self.lines, "span": list(self.span) if found else None, "text": self.text if found else None,
                 "readings": self.readings, "diagnoses": self.diagnoses, "fixes": self.fixes}
 
 
@@ -683,26 +688,66 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     short_listed = {e: found for key, found in holding.items() for e in _near_run(index, paste.lines, key, found)}
     for e in index.always:
         short_listed[e] = matcher.lines_holding(index.entries[e].run)
-    hits = []
-    for e, found in short_listed.items():
-        entry = index.entries[e]
-        for first, count, text, m in matcher.hits(entry, found):
-            hits.append(Hit(entry.record, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
-                            entry.specificity, e, m, fields=len(entry.fields), summary=entry.summary))
     named: dict[int, set[int]] = {}  # line -> the records one of whose names ends with a word it holds
     for key in holding.keys() & index.by_name_word.keys():
         for i in holding[key]:
             named.setdefault(i, set()).update(index.by_name_word[key])
-    exact = [h for h in hits if h.standing > MENTION]
-    matched = {i for h in exact for i in range(h.line, h.line + h.lines)}
-    spans: dict[int, list[tuple[int, int, int]]] = {}  # line -> what one-line template matches cover
-    for h in exact:
-        if h.lines == 1:
-            spans.setdefault(h.line, []).append((h.span[0], h.span[1], h.record))
+    kept = _Kept()
+    matched: set[int] = set()  # lines holding a name that a template matched
+    spans: dict[int, list[tuple[int, int, int]]] = {}  # such a line -> what one-line template matches cover
+    for e, found in short_listed.items():
+        entry = index.entries[e]
+        for first, count, text, m in matcher.hits(entry, found):
+            h = Hit(entry.record, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
+                    entry.specificity, e, m, fields=len(entry.fields), summary=entry.summary)
+            if h.standing <= MENTION:
+                continue
+            kept.add(h)
+            matched.update(i for i in range(first, first + count) if i in named)
+            if count == 1 and first in named:
+                spans.setdefault(first, []).append((h.span[0], h.span[1], h.record))
     for i, records in named.items():
-        exact += _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
-                            spans.get(i, []))
-    return _rank(index, exact)
+        for h in _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
+                            spans.get(i, [])):
+            kept.add(h)
+    return _rank(index, kept.hits(lambda r, line: [
+        Hit(r, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
+            index.entries[e].specificity, e, m, fields=len(index.entries[e].fields), summary=index.entries[e].summary)
+        for e in kept.entries.get(r, ()) for first, count, text, m in matcher.hits(index.entries[e], [line])]))
+
+
+class _Kept:
+    """What the ranking needs of a paste's occurrences, bounded by the records rather than the
+    lines: each record's best occurrence (``BEST``), whether a name of it occurs, and the
+    templates that matched it, to read again, on the best occurrence's line only, the other
+    matches over the same text (``FULLEST``)."""
+
+    def __init__(self) -> None:
+        self.best: dict[int, Hit] = {}
+        self.named: dict[int, Hit] = {}  # record -> an occurrence of its name
+        self.entries: dict[int, dict[int, None]] = {}  # record -> the templates that matched it
+
+    def add(self, h: Hit) -> None:
+        if h.named:
+            self.named.setdefault(h.record, h)
+        else:
+            self.entries.setdefault(h.record, {})[h.order] = None
+        best = self.best.get(h.record)
+        if best is None or h.key(BEST, frozenset()) < best.key(BEST, frozenset()):
+            self.best[h.record] = h
+
+    def hits(self, reread: Callable[[int, int], list[Hit]]) -> list[Hit]:
+        """The occurrences to rank: each best one, a name's occurrence where there is one, and the
+        template matches on a best template match's line, read again by ``reread(record, line)``."""
+        out: list[Hit] = []
+        for r, h in self.best.items():
+            out.append(h)
+            if r in self.named and self.named[r] is not h:
+                out.append(self.named[r])
+            if h.match is not None:
+                out += [o for o in reread(r, h.line) if o.standing > MENTION and (o.line, o.lines) == (h.line, h.lines)
+                        and o.order != h.order]
+        return out
 
 
 #: Lines of a paste that hold a key, up to which its templates are first kept only where their run is

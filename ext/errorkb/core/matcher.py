@@ -67,7 +67,7 @@ class Candidate:
     specificity: int
 
     @classmethod
-    def of(cls, template: Template, key: str | None) -> "Candidate":
+    def of(cls, template: Template, key: str | None) -> Candidate:
         return cls(template.pieces, key, rarest_run(template), template.specificity)
 
     @functools.cached_property

@@ -12,8 +12,7 @@ import pickle
 from pathlib import Path
 
 from .. import __version__
-from . import diagnoses, markdown, records, templates, values
-from . import schema as site_schema
+from . import diagnoses, markdown, records, schema as site_schema, templates, values
 from .gc_pause import gc_paused
 from .records import MAX_RECORD_BYTES, Catalogue, Frontmatter, Problem, RecordCache, load_catalogue
 from .schema import Schema

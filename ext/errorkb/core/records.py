@@ -20,9 +20,9 @@ from typing import Any, Generic, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import ErrorDetails
 
-from .diagnoses import MAX_NUMBER, fix_number, label_problems, missing_fix
-from .diagnoses import problems_of as diagnosis_problems
+from .diagnoses import MAX_NUMBER, fix_number, label_problems, missing_fix, problems_of as diagnosis_problems
 from .markdown import Heading, outline
 from .reading import Refused, not_a_file, read_file
 from .schema import SLUG, Schema
@@ -36,7 +36,7 @@ except AttributeError:  # pragma: no cover
     _SafeLoader = yaml.SafeLoader
 
 
-class Loader(_SafeLoader):  # type: ignore[misc, valid-type]
+class Loader(_SafeLoader):
     """Safe YAML in which a scalar that reads as no value Python holds (``2026-13-45``, a number
     of 5,000 digits, one beyond :data:`MAX_NUMBER`) is a YAML error at its line, not an exception."""
 
@@ -216,6 +216,7 @@ class Frontmatter(BaseModel):
     @field_validator(*_LIST_PATTERNS)
     @classmethod
     def _each_matches(cls, values: list[str], info: ValidationInfo) -> list[str]:
+        assert info.field_name is not None  # a field's validator
         pattern, problem = _LIST_PATTERNS[info.field_name]
         for v in values:
             if not re.match(pattern, v):
@@ -392,7 +393,8 @@ def load_record(path: Path, text: str | None = None, *, schema: Schema = Schema(
         if fields.id != path.stem:
             problems.append(Problem(shown, lines.get("id", 2), f"id {fields.id!r} must equal the file name {path.stem!r}"))
         if path.parent.name != fields.source:
-            problems.append(Problem(shown, lines.get("source", 2), f"source {fields.source!r} must equal the folder name {path.parent.name!r}"))
+            problems.append(Problem(shown, lines.get("source", 2),
+                                    f"source {fields.source!r} must equal the folder name {path.parent.name!r}"))
         if schema.require_checked and fields.checked is None:
             problems.append(Problem(shown, 2, "missing 'checked': the date and the releases this record's facts "
                                     "were checked against (this site requires it)"))
@@ -451,7 +453,7 @@ def too_deep(front: str, first_line: int = 2) -> int | None:
         for event in yaml.parse(front, Loader=Loader):
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
-                if depth > MAX_DEPTH:
+                if depth > MAX_DEPTH and event.start_mark is not None:  # every parsed event has its mark
                     return event.start_mark.line + first_line
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
@@ -529,7 +531,7 @@ def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Probl
         opened = _unclosed_quote(front, line - 1)
         if opened is not None:  # the quoted value ran on to a later line, where parsing failed
             return None, {}, [Problem(shown, opened, "invalid YAML: a quote opened on this line is not closed on it "
-                                      f"(then, at line {line}: {' '.join(str(exc.problem).split())})")]
+                                      f"(then, at line {line}: {' '.join(str(getattr(exc, 'problem', exc)).split())})")]
         return None, {}, [Problem(shown, line, f"invalid YAML: {_yaml_reason(exc, front)}")]
     if node is None:
         return None, {}, [Problem(shown, 2, "the front matter is empty")]
@@ -611,7 +613,8 @@ def _yaml_reason(exc: yaml.YAMLError, front: str) -> str:
 def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[Problem], shown: str, visited: set[int] | None = None) -> None:
     visited = set() if visited is None else visited
     if id(node) in visited:  # an alias: refused, as expanding nested ones grows exponentially
-        problems.append(Problem(shown, node.start_mark.line + 2, f"{path}: the value anchored here is reused with a YAML alias ('*'); write it out instead"))
+        problems.append(Problem(shown, node.start_mark.line + 2,
+                                f"{path}: the value anchored here is reused with a YAML alias ('*'); write it out instead"))
         return
     visited.add(id(node))
     lines[path] = node.start_mark.line + 2
@@ -641,7 +644,7 @@ def _line_for(lines: dict[str, int], path: str) -> int:
     return lines.get(path, 2)
 
 
-def _pydantic_problem(shown: str, lines: dict[str, int], err: dict[str, Any]) -> Problem:
+def _pydantic_problem(shown: str, lines: dict[str, int], err: ErrorDetails) -> Problem:
     path = ""
     for part in err["loc"]:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
@@ -718,8 +721,7 @@ def _fixes(headings: list[Heading], stop: int, text: Callable[[Heading, int], st
         fix_stop = tops[n + 1].line if n + 1 < len(tops) else stop
         variants: list[str] = []
         for sub in (x for x in headings if x.level == 4 and h.line < x.line < fix_stop):
-            value = variants_field.named_by(sub.title) if variants_field else None
-            if value is None:
+            if variants_field is None or (value := variants_field.named_by(sub.title)) is None:
                 continue
             if value in variants:
                 problems.append((sub.line, f"fix {h.title!r} has two variants for {variants_field.label_of(value)}"))

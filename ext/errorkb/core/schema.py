@@ -25,7 +25,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, Field, StrictBool, StrictStr, create_model, field_validator
 
@@ -146,7 +146,7 @@ class Schema:
         text = json.dumps([data, self.sections, self.fixes_section, self.require_checked], sort_keys=True)
         return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
-    def model(self, base: type[BaseModel]) -> type[BaseModel]:
+    def model(self, base: type[M]) -> type[M]:
         """``base`` (the core front matter) with the site's fields added.
 
         The model is named after the declaration's fingerprint and found by that name in this
@@ -155,8 +155,10 @@ class Schema:
         name = f"{base.__name__}_{self.fingerprint}"
         if name not in _MODELS:
             _MODELS[name] = _model(name, base, self.fields)
-        return _MODELS[name]
+        return cast("type[M]", _MODELS[name])  # made from ``base``, as its name says
 
+
+M = TypeVar("M", bound=BaseModel)
 
 _MODELS: dict[str, type[BaseModel]] = {}
 
@@ -170,7 +172,7 @@ def __getattr__(name: str) -> type[BaseModel]:  # the unpickler's lookup of a si
 
 def _field_type(spec: FieldSpec) -> tuple[Any, Any]:
     if spec.values and not spec.open:
-        one: Any = Literal[tuple(spec.values)]  # type: ignore[misc]
+        one: Any = Literal[tuple(spec.values)]
     else:
         one = str
     if spec.many:
@@ -180,8 +182,8 @@ def _field_type(spec: FieldSpec) -> tuple[Any, Any]:
     return one | None, None
 
 
-def _model(name: str, base: type[BaseModel], fields: tuple[FieldSpec, ...]) -> type[BaseModel]:
-    definitions = {spec.name: _field_type(spec) for spec in fields}
+def _model(name: str, base: type[M], fields: tuple[FieldSpec, ...]) -> type[M]:
+    definitions: dict[str, Any] = {spec.name: _field_type(spec) for spec in fields}
     slugs = [spec.name for spec in fields if spec.values and spec.open]
     texts = [spec.name for spec in fields if not spec.values]
     validators: dict[str, Any] = {}

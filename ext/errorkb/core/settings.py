@@ -22,8 +22,17 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
-from pydantic import ValidationError, ValidationInfo
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+)
 
 from .languages import Language, languages_from
 from .records import MAX_RECORD_BYTES
@@ -250,7 +259,7 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = tuple(
-    Option(PREFIX + f.name, f.default_factory() if f.default is dataclasses.MISSING else f.default,  # type: ignore[misc]
+    Option(PREFIX + f.name, f.default if f.default_factory is dataclasses.MISSING else f.default_factory(),
            f.metadata["doc"], f.metadata["rebuild"])
     for f in dataclasses.fields(Settings))
 

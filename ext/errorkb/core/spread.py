@@ -19,8 +19,20 @@ from pathlib import Path
 from typing import Any
 
 from .gc_pause import gc_paused
-from .records import (Catalogue, Frontmatter, Problem, Record, RecordCache, RecordError, checks_across, claimed_by_others,
-                      example_problems, file_digest, load_record, placed_files)
+from .records import (
+    Catalogue,
+    Frontmatter,
+    Problem,
+    Record,
+    RecordCache,
+    RecordError,
+    checks_across,
+    claimed_by_others,
+    example_problems,
+    file_digest,
+    load_record,
+    placed_files,
+)
 from .schema import Schema
 
 #: Record files below which forking workers costs more than it saves: these load in one process.

@@ -48,7 +48,7 @@ class Value:
     number: float | None = None  # bytes for sizes, the number for int and float
 
     @classmethod
-    def parse(cls, type_: str, text: str) -> "Value":
+    def parse(cls, type_: str, text: str) -> Value:
         if type_ == "size":
             return cls(type_, text, parse_size(text))
         if type_ in ("int", "status"):

@@ -44,7 +44,7 @@ class SnippetDirective(SphinxDirective):
     required_arguments = 1
     final_argument_whitespace = True
     has_content = True
-    option_spec = AnyOption({name: directives.unchanged for name in OPTIONS})
+    option_spec = AnyOption(dict.fromkeys(OPTIONS, directives.unchanged))
 
     def run(self) -> list[nodes.Node]:
         docname = self.env.docname

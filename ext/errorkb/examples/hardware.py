@@ -14,7 +14,7 @@ import dataclasses
 import functools
 import importlib
 import platform
-from typing import Protocol
+from typing import Protocol, cast
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,6 +48,9 @@ class Profile(Protocol):
 
     def probe(self) -> Machine:
         """What this machine has (called once per process and cached by the caller)."""
+
+    def __hash__(self) -> int:
+        """Profiles are hashable: what one probes is cached per profile."""
 
 
 class _Plain:
@@ -89,4 +92,4 @@ def load_profile(name: str) -> Profile:
     if not all(hasattr(profile, a) for a in ("syntax", "need", "probe")):
         raise ValueError(f"errorkb_hardware = {name!r}: no hardware profile there "
                          f"(an object with syntax, need() and probe(), named {attribute or 'PROFILE'})")
-    return profile
+    return cast("Profile", profile)

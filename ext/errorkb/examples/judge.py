@@ -46,7 +46,7 @@ class Result:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Result":
+    def from_json(cls, data: dict[str, Any]) -> Result:
         return cls(**{**data, "matched": tuple(data.get("matched", ()))})
 
 
@@ -101,7 +101,8 @@ def _stopped(snippet: Snippet, outcome: sandbox.Outcome) -> str | None:
     if outcome.signal_name == "SIGXFSZ":
         return f"stopped: wrote a file larger than {_size(sandbox.FILE_BYTES)}"
     if outcome.signal_name:
-        hint = f" (it may have run out of its {_size(snippet.memory)} memory limit)" if outcome.signal_name in ("SIGKILL", "SIGSEGV", "SIGABRT") else ""
+        killed_for_memory = outcome.signal_name in ("SIGKILL", "SIGSEGV", "SIGABRT")
+        hint = f" (it may have run out of its {_size(snippet.memory)} memory limit)" if killed_for_memory else ""
         return f"killed by {outcome.signal_name}{hint}"
     return None
 

@@ -10,8 +10,9 @@ read by the site's rules (its ceilings, hardware, languages and declared package
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,6 @@ from .extract import snippets_in_record
 from .hardware import Machine, load_profile
 from .judge import FAILED, Result, run_one
 from .spec import Snippet
-
 
 
 class SnippetFailed(Exception):
@@ -71,7 +71,8 @@ class SnippetItem(pytest.Item):
         if isinstance(excinfo.value, SnippetFailed):
             result = excinfo.value.result
             tail = "\n".join(result.output.rstrip().splitlines()[-40:])
-            return f"{self.snippet.path}:{self.snippet.line}: {self.snippet.kind} snippet {self.snippet.id!r} failed: {result.reason}\n{tail}"
+            snippet = self.snippet
+            return f"{snippet.path}:{snippet.line}: {snippet.kind} snippet {snippet.id!r} failed: {result.reason}\n{tail}"
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int, str]:

@@ -44,7 +44,7 @@ def declared_packages(path: Path, shown: str) -> tuple[frozenset[str], list[Prob
     none when it does not exist.  Pip's other options are left to pip."""
     names: set[str] = set()
     problems: list[Problem] = []
-    todo, seen = [(path, shown)], set()
+    todo, seen = [(path, shown)], set[Path]()
     while todo and len(seen) < MAX_INCLUDES:
         file, name = todo.pop()
         if file.resolve() in seen:

@@ -12,6 +12,7 @@ import doctest
 import math
 import re
 import sys
+from collections.abc import Callable
 
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
@@ -38,7 +39,8 @@ class SessionRunner(doctest.DocTestRunner):
         super().__init__(TolerantChecker(tolerance), optionflags=doctest.ELLIPSIS)
         self.ran: list[str] = []
 
-    def report_success(self, out, test, example, got):  # type: ignore[no-untyped-def]
+    def report_success(self, out: Callable[[str], object], test: doctest.DocTest, example: doctest.Example,
+                       got: str) -> None:
         lines = example.source.rstrip("\n").split("\n")
         self.ran.append("\n".join([">>> " + lines[0], *("... " + line for line in lines[1:])]) + "\n" + got)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.docutils import SphinxTranslator
+from sphinx.writers.html5 import HTML5Translator
 
 #: ``plain`` is an outlined, muted badge that follows the theme's light or dark background.
 COLOURS = ("primary", "info", "secondary", "warning", "success", "danger", "plain")
@@ -18,11 +18,11 @@ class titled(nodes.inline):
     """An inline element with a tooltip (``title``), which docutils' own inline does not write."""
 
 
-def visit_titled(translator: SphinxTranslator, node: titled) -> None:
-    translator.body.append(translator.starttag(node, "span", "", title=node["title"]))  # type: ignore[attr-defined]
+def visit_titled(translator: HTML5Translator, node: titled) -> None:
+    translator.body.append(translator.starttag(node, "span", "", title=node["title"]))
 
 
-def depart_titled(translator: SphinxTranslator, node: titled) -> None:
+def depart_titled(translator: HTML5Translator, node: titled) -> None:
     translator.body.append("</span>")
 
 

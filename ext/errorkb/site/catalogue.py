@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from docutils import nodes
@@ -19,12 +20,12 @@ from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from .config import settings
-from .domain import err_domain, generated_xref
 from ..core.gc_pause import gc_paused
-from .indexes import OVERVIEW, grouped, indexed, page_link, point_at_page, value_page
 from ..core.records import Catalogue, Record
 from ..core.schema import FieldSpec, Schema
+from .config import settings
+from .domain import err_domain, generated_xref
+from .indexes import OVERVIEW, grouped, indexed, page_link, point_at_page, value_page
 
 #: The columns every table has (the code only where some error has one): (key, heading, width);
 #: each cell's class is errorkb-col-<key>, and narrow screens lay a row out as a card by column.
@@ -43,7 +44,7 @@ def _ordered(catalogue: Catalogue) -> list[Record]:
     return sorted(catalogue.records.values(), key=lambda r: (r.source, r.id))
 
 
-def _row(keys: list[str], cells: list[nodes.Node], classes: list[str] | None = None) -> nodes.row:
+def _row(keys: list[str], cells: Sequence[nodes.Node], classes: list[str] | None = None) -> nodes.row:
     row = nodes.row(classes=classes or [])
     for key, cell in zip(keys, cells, strict=True):
         entry = nodes.entry(classes=[f"errorkb-col-{key}"] + ([] if key in {c[0] for c in COLUMNS} else ["errorkb-col-field"]))

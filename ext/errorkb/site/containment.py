@@ -29,8 +29,8 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from .config import settings
 from ..core.reading import not_a_file
+from .config import settings
 
 logger = logging.getLogger(__name__)
 

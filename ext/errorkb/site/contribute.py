@@ -8,7 +8,8 @@ its own of the same name.  The edit link assumes the site's source folder is the
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -54,7 +55,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
         return
     context["errorkb_contribute"] = PAGE
     if pagename == PAGE and doctree is None:
-        context["body"] = app.builder.templates.render("errorkb-contribute.html", context)  # type: ignore[attr-defined]
+        context["body"] = app.builder.templates.render("errorkb-contribute.html", context)
 
 
 def setup_contribute(app: Sphinx) -> None:

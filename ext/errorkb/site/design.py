@@ -10,6 +10,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx_design.shared import create_component
 
+
 def dropdown(title: str, children: list[nodes.Node], classes: list[str] | None = None) -> nodes.container:
     """A closed dropdown with a plain-text title."""
     return create_component(

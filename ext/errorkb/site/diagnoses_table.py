@@ -79,6 +79,7 @@ def diagnoses_section(document: nodes.document, record: Any) -> list[nodes.Node]
 
 
 def _diagnosis_item(diagnosis: Diagnosis, labels: dict[str, str], examples: list[dict[str, Any]]) -> nodes.list_item:
+    assert diagnosis.condition is not None  # only a reading may have none
     head = nodes.paragraph()
     head += nodes.Text(f"When {in_words(diagnosis.condition, labels)}: ")
     head += nodes.Text("this rules out " if diagnosis.rules_out else "try ")

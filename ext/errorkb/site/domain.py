@@ -45,10 +45,10 @@ from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
 from sphinx.util.parallel import parallel_available
 
-from .config import settings
 from ..core.record_cache import load_catalogue_cached
 from ..core.records import Catalogue, Record, related_both_ways
 from ..examples.rules import SnippetRules
+from .config import settings
 
 if TYPE_CHECKING:
     from ..examples.judge import Result
@@ -256,7 +256,7 @@ class ErrorDomain(Domain):
     # -- links
 
     def resolve_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder, typ: str,
-                     target: str, node: addnodes.pending_xref, contnode: Element) -> Element | None:
+                     target: str, node: addnodes.pending_xref, contnode: Element) -> nodes.reference | None:
         record = self.find(target)
         if record is None:
             return None
@@ -266,7 +266,7 @@ class ErrorDomain(Domain):
         return make_refnode(builder, fromdocname, self.docname_of(record), "", contnode, text)
 
     def resolve_any_xref(self, env: BuildEnvironment, fromdocname: str, builder: Builder, target: str,
-                         node: addnodes.pending_xref, contnode: Element) -> list[tuple[str, Element]]:
+                         node: addnodes.pending_xref, contnode: Element) -> list[tuple[str, nodes.reference]]:
         ref = self.resolve_xref(env, fromdocname, builder, "err", target, node, contnode)
         return [("err:err", ref)] if ref is not None else []
 

@@ -22,10 +22,10 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .config import settings
-from .domain import err_domain
 from ..core.records import Catalogue, Record
 from ..core.schema import FieldSpec, Schema
+from .config import settings
+from .domain import err_domain
 
 OVERVIEW = "by/index"
 BUILDERS = ("html", "dirhtml")  # builders that write one file per page, where generated pages fit

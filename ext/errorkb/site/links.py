@@ -19,11 +19,11 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util.nodes import make_refnode
 
+from ..core.records import Record
 from .catalogue import fingerprint
 from .config import settings
 from .domain import err_domain
 from .pages import footer_group, referenced_by
-from ..core.records import Record
 
 
 def outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
@@ -89,7 +89,7 @@ def fill_referenced_by(app: Sphinx, doctree: nodes.document, docname: str) -> No
         pages = sorted(set(domain.backlinks.get(node["record_id"], ())) - related,
                        key=lambda d: (not settings(app.config).is_record_page(d), _title(app.env, d)))
         if not pages:
-            section = node.parent
+            section: nodes.Element = node.parent
             section.remove(node)
             if not any(isinstance(child, nodes.container) for child in section.children):
                 section += nodes.paragraph(text="No related errors, references or pages that link here yet.")

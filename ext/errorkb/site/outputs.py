@@ -34,11 +34,11 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
-from .config import settings
-from .domain import err_domain, link_text
-from .coverage import page_names as coverage_pages
-from .indexes import BUILDERS, page_names
 from ..core.records import Record, redirect_pages
+from .config import settings
+from .coverage import page_names as coverage_pages
+from .domain import err_domain, link_text
+from .indexes import BUILDERS, page_names
 
 logger = logging.getLogger(__name__)
 
@@ -135,6 +135,7 @@ def add_tags(app: Sphinx, pagename: str, templatename: str, context: dict[str, A
     if not _enabled(app):
         return
     record = err_domain(app.env).record_for(pagename)
+    description: str | None
     if record is not None:
         title, description, kind = link_text(app.config, record.code, record.title), record.summary, "article"
     else:
@@ -175,7 +176,7 @@ def not_found_body(app: Sphinx, pagename: str, templatename: str, context: dict[
         # The root's own address, which pathto() turns into '#' where it is empty (dirhtml).
         context["errorkb_home"] = config.notfound_urls_prefix + app.builder.get_target_uri(config.root_doc)
         context["errorkb_prefix"] = config.notfound_urls_prefix
-        context["body"] = app.builder.templates.render("errorkb-404.html", context)  # type: ignore[attr-defined]
+        context["body"] = app.builder.templates.render("errorkb-404.html", context)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,7 +220,7 @@ def write_redirects(app: Sphinx, pagename: str, templatename: str, context: dict
         target = app.builder.get_relative_uri(redirect, pagename)
         path = Path(app.outdir) / app.builder.get_outfilename(redirect)  # type: ignore[attr-defined]
         page = {"title": _title(app, pagename), "canonical": canonical or target, "target": target, "name": name}
-        write_if_changed(path, app.builder.templates.render("errorkb-redirect.html", page))  # type: ignore[attr-defined]
+        write_if_changed(path, app.builder.templates.render("errorkb-redirect.html", page))
 
 
 def sitemap(app: Sphinx) -> str | None:

@@ -24,17 +24,17 @@ from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
+from ..core.diagnoses import fix_anchor, label_of
+from ..core.records import Example, Record
+from ..core.templates import TYPES, OptionalPart, Placeholder, Segment
 from .badges import badge, titled
-from .contribute import edit_link
 from .config import settings
+from .contribute import edit_link
 from .design import dropdown, tab_set
 from .diagnoses_table import diagnoses_section
 from .domain import err_domain, generated_xref, link_text
 from .indexes import index_link
 from .what_to_do import what_to_do
-from ..core.diagnoses import fix_anchor, label_of
-from ..core.records import Example, Record
-from ..core.templates import TYPES, OptionalPart, Placeholder, Segment
 
 SEE_ALSO = "See also"  # the last section of a record page: related errors, references, referenced by
 
@@ -138,7 +138,9 @@ class RecordDirective(SphinxDirective):
         summary = nodes.paragraph(text=record.summary, ids=[record.id], classes=["errorkb-summary"])
         badges = nodes.paragraph(classes=["errorkb-badges"])
         for field in settings(self.config).schema.dimensions:
-            for value in record.values(field.name) if field.badge else ():
+            if not field.badge:
+                continue
+            for value in record.values(field.name):
                 # Free text says nothing alone (a release, "9.0"): it is shown after the field's label.
                 label = f"{field.label} {value}" if field.free else field.label_of(value)
                 shown: nodes.Element = badge(label, field.badge, field.label)
@@ -151,7 +153,7 @@ class RecordDirective(SphinxDirective):
         document = self.state.document
         in_title = settings(self.config).code_in_title
         about = [node for node in (_codes(record, in_title), _checked(record)) if node is not None]
-        return [index, summary, *about, badges, *what_to_do(document, record),
+        return [index, summary, *about, badges, *what_to_do(document, record, settings(self.config).schema.fixes_section),
                 messages_section(document, record, self._note), *diagnoses_section(document, record)]
 
 
@@ -265,9 +267,10 @@ def footer_group(title: str, slug: str, items: list[nodes.paragraph]) -> nodes.c
 
 
 def fixes_section(document: nodes.document, title: str) -> nodes.section | None:
-    """The section of a record page that holds the fixes."""
+    """The section of a record page that holds the fixes (not the "What to do" list that links to them)."""
     page = next(document.findall(nodes.section), None)
-    return next((s for s in page.children if isinstance(s, nodes.section) and s[0].astext() == title), None) if page else None
+    return next((s for s in page.children if isinstance(s, nodes.section) and s[0].astext() == title
+                 and "errorkb-what-to-do" not in s["classes"]), None) if page else None
 
 
 class VariantTabs(SphinxTransform):
@@ -319,6 +322,7 @@ class NumberFixes(SphinxTransform):
             section["ids"].append(fix_anchor(number))
             self.document.ids[fix_anchor(number)] = section
             title = section[0]
+            assert isinstance(title, nodes.title)  # a section's first child
             title.insert(0, nodes.Text(" "))
             title.insert(0, nodes.inline(text=f"{number}.", classes=["errorkb-fix-number"]))
 

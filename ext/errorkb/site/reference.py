@@ -14,9 +14,9 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from ..core.settings import OPTIONS
+from ..core.templates import TYPES
 from .config import settings
 from .domain import err_domain, err_role
-from ..core.templates import TYPES
 
 
 def _definition_list(items: list[tuple[str, str]]) -> nodes.definition_list:
@@ -93,7 +93,7 @@ class Directives(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         found = [(f"{{err:{name}}}", cls) for name, cls in sorted(err_domain(self.env).directives.items())
                  if name not in INTERNAL]
-        found += [(f"{{{name}}}", cls) for name, cls in sorted(directives._directives.items())
+        found += [(f"{{{name}}}", cls) for name, cls in sorted(directives._directives.items())  # type: ignore[attr-defined]
                   if getattr(cls, "__module__", "").startswith("errorkb.") and isinstance(cls, type)]
         items = [(name, _first_paragraph(cls.__doc__)) for name, cls in found]
         items.append(("{err}`id or code`", _first_paragraph(err_role.__doc__)))

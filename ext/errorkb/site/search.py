@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -39,11 +40,11 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxTranslator
 
+from ..core.gc_pause import gc_paused
+from ..core.lookup import build_index
 from .config import settings
 from .domain import err_domain
-from ..core.gc_pause import gc_paused
 from .indexes import BUILDERS
-from ..core.lookup import build_index
 from .outputs import base_url
 
 logger = logging.getLogger(__name__)
@@ -142,7 +143,7 @@ def write_index(app: Sphinx, exception: Exception | None) -> None:
     target = out / INDEX_FILE
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
-    opensearch = app.builder.templates.render(OPENSEARCH_FILE, {  # type: ignore[attr-defined]
+    opensearch = app.builder.templates.render(OPENSEARCH_FILE, {
         "name": app.config.project, "description": settings(app.config).opensearch_description,
         "url": base_url(app) + app.builder.get_target_uri(PAGE)})
     (out / OPENSEARCH_FILE).write_text(opensearch, encoding="utf-8")

@@ -12,6 +12,8 @@ from ..core.diagnoses import fix_anchor
 from ..core.records import Record
 
 WHAT_TO_DO = "What to do"
+#: Its title on a site whose fixes section is itself called "What to do".
+IN_ORDER = "The fixes, in order"
 _CODE = re.compile(r"`([^`]+)`")
 
 
@@ -41,13 +43,15 @@ def fix_link(number: int, title: str) -> nodes.reference:
     return link
 
 
-def what_to_do(document: nodes.document, record: Record) -> list[nodes.Node]:
-    """The section, or nothing for a record without fixes."""
+def what_to_do(document: nodes.document, record: Record, fixes_title: str) -> list[nodes.Node]:
+    """The section (anchored ``#what-to-do``), or nothing for a record without fixes; titled apart
+    from the fixes section (``fixes_title``) where that has the same title."""
     if not record.fixes:
         return []
-    section = nodes.section(ids=["what-to-do"], names=[nodes.fully_normalize_name(WHAT_TO_DO)],
+    title = IN_ORDER if fixes_title.casefold() == WHAT_TO_DO.casefold() else WHAT_TO_DO
+    section = nodes.section(ids=["what-to-do"], names=[nodes.fully_normalize_name(title)],
                             classes=["errorkb-what-to-do"])
-    section += nodes.title(text=WHAT_TO_DO)
+    section += nodes.title(text=title)
     document.note_implicit_target(section)
     steps = nodes.enumerated_list(enumtype="arabic", classes=["errorkb-fix-list"])
     for number, (fix, cost) in enumerate(zip(record.fixes, record.costs), start=1):

@@ -22,7 +22,7 @@ from .. import __version__
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..core.lookup import Triage
+    from ..core.lookup import LookupIndex, Triage
     from ..core.records import Catalogue
     from .compiled import Compiled
     from .project import Project
@@ -68,8 +68,8 @@ def _site_markdown(project: Project) -> list[Path]:
 
 def _lintable_records(project: Project) -> list[Path]:
     """The record files the loader reads: not those it refuses unread (too large, or leading out of the site)."""
-    from .lint import markdown_files
     from ..core.records import leaves
+    from .lint import markdown_files
 
     limit = project.settings.max_record_size
     return [p for p in markdown_files(project.records) if not leaves(p, project.root) and p.stat().st_size <= limit]
@@ -235,15 +235,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
     project = _project(args)
     catalogue, _ = project.load()
     base = base_url(project.settings.base_url or project.html_baseurl)
-    data = explained(project, catalogue, args.key, base)
-    if data is None:
+    record, data = catalogue.find(args.key), explained(project, catalogue, args.key, base)
+    if record is None or data is None:
         print(_shown(f"errorkb: no error with the id, code or alias {args.key!r}"), file=sys.stderr)
         return 2
     if args.json or args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     width = max(40, min(shutil.get_terminal_size((89, 24)).columns, 101) - 1)
-    text = render(catalogue.find(args.key), data, project.settings, markdown=args.format == "markdown", width=width,
+    text = render(record, data, project.settings, markdown=args.format == "markdown", width=width,
                   show_code=args.code, addresses=bool(base))
     print("\n".join(map(_shown, text.split("\n"))), end="")
     return 0
@@ -286,7 +286,7 @@ def _read_paste(text: str | None) -> tuple[bytes, int]:
     return bytes(kept[-_READ_LIMIT:]), total
 
 
-def _lookup_index(args: argparse.Namespace):
+def _lookup_index(args: argparse.Namespace) -> LookupIndex:
     from ..core.lookup import LookupIndex
 
     if args.index:

@@ -17,11 +17,11 @@ from ..core.lookup import record_url
 from ..core.markdown import Heading, outline
 from ..core.records import Catalogue, Record, related_both_ways
 from ..core.settings import Settings
+from ..core.templates import OptionalPart, Placeholder, Segment
 from ..examples.extract import snippets_of_record
 from ..examples.rules import snippet_rules
 from ..examples.spec import CLAIMS, KINDS
 from ..examples.verified import load_verified, verified_path
-from ..core.templates import OptionalPart, Placeholder, Segment
 from .prose import Writer
 
 if TYPE_CHECKING:

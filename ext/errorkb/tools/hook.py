@@ -172,7 +172,7 @@ def _run_file(path: str) -> None:
     module = types.ModuleType("__main__")
     module.__file__ = full
     module.__loader__ = importlib.machinery.SourceFileLoader("__main__", full)
-    module.__builtins__ = builtins
+    module.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = module
     sys.path[0] = os.path.dirname(os.path.realpath(full))
     exec(code, module.__dict__)

@@ -77,7 +77,7 @@ def build_server(answers: Answers) -> Any:
 
     # The fields are the site's: the annotation is made here, not written in the source.
     list_errors.__annotations__["field"] = Annotated[
-        Literal[tuple(answers.list_fields)] | None,  # type: ignore[valid-type]
+        Literal[tuple(answers.list_fields)] | None,
         Field(description="The field to filter on; none: every record."),
     ]
     server.tool()(list_errors)

@@ -34,8 +34,12 @@ import sys
 import termios
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..core.lookup import MAX_PASTE, looks_binary
+
+if TYPE_CHECKING:
+    from signal import _HANDLER as Handler
 
 CHUNK = 1 << 16
 #: Seconds between checks that the command is still alive while its output is quiet.
@@ -65,18 +69,18 @@ class Tail:
     """The last ``limit`` bytes written, whatever the total."""
 
     limit: int = MAX_PASTE
-    data: bytearray = field(default_factory=bytearray)
+    kept: bytearray = field(default_factory=bytearray)
     cut: bool = False
 
     def add(self, chunk: bytes) -> None:
-        self.data += chunk[-self.limit:]
-        if len(self.data) > self.limit:
-            del self.data[:len(self.data) - self.limit]
+        self.kept += chunk[-self.limit:]
+        if len(self.kept) > self.limit:
+            del self.kept[:len(self.kept) - self.limit]
             self.cut = True
 
     def text(self) -> str:
         """The kept output as text: a line cut at the start, and lines of binary data, left out."""
-        text = self.data.decode("utf-8", "replace")
+        text = self.kept.decode("utf-8", "replace")
         lines = text.split("\n")[1 if self.cut else 0:]
         return "\n".join(line for line in lines if not looks_binary(line))
 
@@ -159,15 +163,18 @@ class Wrapper:
             except ProcessLookupError:
                 pass
 
-    def _install_handlers(self, channels: list[Channel]) -> dict[int, object]:
-        previous: dict[int, object] = {}
+    def _install_handlers(self, channels: list[Channel]) -> dict[int, Handler]:
+        previous: dict[int, Handler] = {}
         for sig in FORWARDED:
             if signal.getsignal(sig) != signal.SIG_IGN:  # ignored stays ignored, for the command too
                 previous[sig] = signal.signal(sig, self._on_signal)
         ptys = [c for c in channels if c.pty]
         if ptys:  # the terminal was resized: so is the command's
-            previous[signal.SIGWINCH] = signal.signal(
-                signal.SIGWINCH, lambda *_: [_copy_size(c.out_fd, c.read_fd) for c in ptys])
+            def resize(*_: object) -> None:
+                for c in ptys:
+                    _copy_size(c.out_fd, c.read_fd)
+
+            previous[signal.SIGWINCH] = signal.signal(signal.SIGWINCH, resize)
         return previous
 
     # -- output -------------------------------------------------------------------------------
@@ -217,9 +224,8 @@ class Wrapper:
         channels = open_channels()
         previous = self._install_handlers(channels)
         try:
-            streams = {"stdout": channels[0].child_fd, "stderr": channels[-1].child_fd}
             try:
-                self.proc = subprocess.Popen(self.argv, **streams)
+                self.proc = subprocess.Popen(self.argv, stdout=channels[0].child_fd, stderr=channels[-1].child_fd)
             except (OSError, ValueError) as exc:
                 for c in channels:
                     os.close(c.read_fd)

@@ -13,6 +13,7 @@ is gone and nothing required is empty.  Nothing here imports Sphinx.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import re
 
@@ -206,6 +207,9 @@ def scaffold(id: str, code: str, source: str, title: str, message: str, schema: 
     code_line = f"code: {_quote(code)}" if code else "# code:  # optional: the code as printed, if the error has one"
     fields = "".join(_field_line(field, source, message) + "\n" for field in schema.fields)
     template = first_template(message)
+    checked = (f"checked:\n  date: {datetime.date.today().isoformat()}\n"
+               f"  against: {{}}  # {todo} each product and the release whose source or documentation you compared "
+               "the page with, such as {Git: '2.47'}\n") if schema.require_checked else ""
     return f"""\
 ---
 id: {id}
@@ -220,6 +224,6 @@ source: {source}
       - {_quote(message.strip())}
 related: []
 references: []  # optional: links to the documentation of this error
----
+{checked}---
 
 {_sections(schema)}"""

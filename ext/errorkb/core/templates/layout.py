@@ -62,11 +62,11 @@ class Layout:
 
     def next_items(self, i: int) -> list[int]:
         """The items that can come right after item ``i``, in order."""
-        return sorted(j for j in self.after[i] if j is not EDGE)  # type: ignore[type-var]
+        return sorted(j for j in self.after[i] if j is not EDGE)
 
     def previous_items(self, i: int) -> list[int]:
         """The items that can come right before item ``i``, in order."""
-        return sorted(j for j in self.before[i] if j is not EDGE)  # type: ignore[type-var]
+        return sorted(j for j in self.before[i] if j is not EDGE)
 
     def following(self, i: int) -> list[str]:
         """The literals that can come right after item ``i``."""

@@ -1,6 +1,6 @@
 """Snippet cache benchmark: a no-change ``make doctest`` against a cold one, on this site.
 
-    python bench/doctest.py [--repeat R] [--json]
+    python bench/snippet_cache.py [--repeat R] [--json]
 
 Runs the command behind ``make doctest`` (``sphinx-build -b examples``) on the site of this
 checkout, with a build folder of its own (the checkout's ``_build`` is left alone), R times:
@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +47,7 @@ def summary(build: Path) -> str:
     return lines[-1] if lines else ""
 
 
-def measure(workdir: Path, repeat: int) -> dict[str, object]:
+def measure(workdir: Path, repeat: int) -> dict[str, Any]:
     runs: dict[str, list[float]] = {k: [] for k in ("cold_examples", "nochange_examples", "cold_dummy", "nochange_dummy")}
     summaries = []
     for rep in range(repeat):
