@@ -1,13 +1,14 @@
 """Build-time benchmark: errorkb against plain Sphinx on the same generated content.
 
-    python bench/build.py [--records N [N ...]] [--repeat R] [--jobs J | --serial-only] [--workdir DIR] [--snippets] [--theme T] [--json]
-    python bench/build.py --scale N [--jobs J] [--timeout S] [--workdir DIR] [--json]
+    python bench/build.py [--records N [N ...]] [--repeat R] [--jobs J | --serial-only] [--workdir DIR]
+                          [--snippets] [--theme T] [--json]
+    python bench/build.py --scale N [--jobs J] [--timeout S] [--pastes P] [--workdir DIR] [--json]
 
-For each N of ``--records`` (default 1,000 and 10,000), generates N records twice (``bench/gen_records.py``): as an errorkb site and as its plain
-MyST twin.  Then, R times, alternating which goes first: a full serial build of each, an
-incremental rebuild of each after editing one record, and a full build of each with
-``-j J`` (default ``auto``; ``--serial-only`` leaves these out, for catalogues so large that
-one build takes many minutes).  Each build is a fresh ``sphinx-build`` process; its wall time
+For each N of ``--records`` (default 1,000 and 10,000), generates N records twice
+(``bench/gen_records.py``): as an errorkb site and as its plain MyST twin.  Then, R times,
+alternating which goes first: a full serial build of each, an incremental rebuild of each after
+editing one record, and a full build of each with ``-j J`` (default ``auto``; ``--serial-only``
+leaves these out, for catalogues so large that one build takes many minutes).  Each build is a fresh ``sphinx-build`` process; its wall time
 and its peak memory (the largest max RSS of the process and its workers, from ``wait4``)
 are recorded, and CPU time (user + system, workers included) as a figure that other load
 on the machine disturbs less.  Prints the medians of each kind of build, and each ratio as the
@@ -68,7 +69,7 @@ PAGE_SIZE_TARGET = 1.2
 SHARED_PAGES = 100
 
 
-def sphinx_build(site: Path, *extra: str, timeout: float | None = None, quiet: bool = True) -> dict[str, float]:
+def sphinx_build(site: Path, *extra: str, timeout: float | None = None, quiet: bool = True) -> dict[str, Any]:
     """Run one sphinx-build on ``site``; return its wall time, CPU time and peak RSS (and, when it
     ran past ``timeout`` seconds and was stopped, ``timed_out`` and the last progress line)."""
     cmd = [sys.executable, "-m", "sphinx", *(["-q"] if quiet else []), "-b", "html",
@@ -100,7 +101,7 @@ def last_progress(log: Path) -> str:
     return next((line for line in reversed(lines) if line), "")
 
 
-def full_build(site: Path, *extra: str) -> dict[str, float]:
+def full_build(site: Path, *extra: str) -> dict[str, Any]:
     shutil.rmtree(site / "_build", ignore_errors=True)
     return sphinx_build(site, *extra)
 
@@ -201,22 +202,22 @@ def report(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def against_targets(results: list[dict[str, object]]) -> list[dict[str, object]]:
+def against_targets(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each target of the build at each catalogue size, and the record pages' growth."""
-    rows: list[dict[str, object]] = []
+    rows: list[dict[str, Any]] = []
     for result in results:
         for key, sense, bound in TARGETS:
             value = result[key]
             limit = result[bound] if isinstance(bound, str) else bound
             met = None if value is None or limit is None else (
-                value <= limit if sense == "at most" else value >= limit)  # type: ignore[operator]
+                value <= limit if sense == "at most" else value >= limit)
             rows.append({"records": result["records"], "ratio": key, "measured": value,
                          "target": f"{sense} {limit}", "met": met})
     small, large = results[0], results[-1]
     if large["records"] != small["records"]:
         before, after = small["record_page_bytes"], large["record_page_bytes"]
-        shared = [page for page in before if page in after]  # type: ignore[union-attr]
-        growth = [after[p] / before[p] for p in shared]  # type: ignore[index]
+        shared = [page for page in before if page in after]
+        growth = [after[p] / before[p] for p in shared]
         for name, value in (("first record page", growth[0]), ("median record page", statistics.median(growth))):
             rows.append({"records": f"{small['records']} to {large['records']}", "ratio": f"{name} size",
                          "measured": round(value, 3), "target": f"at most {PAGE_SIZE_TARGET}",
@@ -224,16 +225,16 @@ def against_targets(results: list[dict[str, object]]) -> list[dict[str, object]]
     return rows
 
 
-def report_targets(rows: list[dict[str, object]]) -> str:
+def report_targets(rows: list[dict[str, Any]]) -> str:
     lines = ["against the targets:"]
     for row in rows:
-        verdict = {True: "met", False: "NOT met", None: "not measured"}[row["met"]]  # type: ignore[index]
+        verdict = {True: "met", False: "NOT met", None: "not measured"}[row["met"]]
         lines.append(f"  {row['records']!s:>15} records  {row['ratio']:<24} {row['measured']!s:>7}  "
                      f"({row['target']}): {verdict}")
     return "\n".join(lines)
 
 
-def scale(workdir: Path, records: int, jobs: str | None, timeout: float, seed: int, runs: int) -> dict[str, object]:
+def scale(workdir: Path, records: int, jobs: str | None, timeout: float, seed: int, runs: int) -> dict[str, Any]:
     """One errorkb build of ``records`` generated records, its lookup index and the browser's lookup.
 
     The index is made from the records first, as the build makes it, so that its size and the
@@ -243,7 +244,7 @@ def scale(workdir: Path, records: int, jobs: str | None, timeout: float, seed: i
     site = workdir / "errorkb"
     write_site(generated, site)
     examples = [example for record in generated for message in record.messages for example in message.examples]
-    result: dict[str, object] = {"records": records, "jobs": jobs, "machine": machine()}
+    result: dict[str, Any] = {"records": records, "jobs": jobs, "machine": machine()}
     result.update(lookup_at_scale(site, workdir / "lookup", pastes_of(examples, seed, runs)))
     del generated, examples
     shutil.rmtree(site / "_build", ignore_errors=True)
@@ -262,13 +263,12 @@ def pastes_of(examples: list[str], seed: int, runs: int) -> dict[str, list[str]]
     return pastes(examples, random.Random(seed), runs)
 
 
-def lookup_at_scale(site: Path, folder: Path, cases: dict[str, list[str]]) -> dict[str, object]:
+def lookup_at_scale(site: Path, folder: Path, cases: dict[str, list[str]]) -> dict[str, Any]:
     """The site's records loaded (and checked) without Sphinx, their lookup index written as the
     build writes it into ``folder/_static`` with the browser's scripts, and the browser's lookup."""
-    from lookup import SCRIPTS, STATIC, browser_lookup, gzipped  # puts the extension on the path
-
     from errorkb.core.lookup import build_index
     from errorkb.tools.project import open_project
+    from lookup import SCRIPTS, STATIC, browser_lookup, gzipped
 
     start = time.process_time()
     catalogue, problems = open_project(site).load()
@@ -285,17 +285,17 @@ def lookup_at_scale(site: Path, folder: Path, cases: dict[str, list[str]]) -> di
             "browser": browser_lookup(folder, cases)}
 
 
-def report_scale(result: dict[str, object]) -> str:
+def report_scale(result: dict[str, Any]) -> str:
     index, browser, build = result["lookup_index"], result["browser"], result["build"]
     lines = [f"{result['records']:,} records: loaded and checked without Sphinx in {result['records_load_cpu_s']} s CPU; "
-             f"lookup index {index['bytes']:,} bytes, {index['gzip_bytes']:,} gzipped",  # type: ignore[index]
-             f"  browser: first search {browser['chromium_first_search_ms']:.0f} ms" + "".join(  # type: ignore[index]
-                 f"; {name} p50 {browser[f'chromium_{name}']['p50_ms']:.1f} ms, p95 {browser[f'chromium_{name}']['p95_ms']:.1f} ms"  # type: ignore[index]
-                 f" (exact {browser[f'chromium_{name}']['exact']:.2f})" for name in ("1-line", "200-line")),  # type: ignore[index]
+             f"lookup index {index['bytes']:,} bytes, {index['gzip_bytes']:,} gzipped",
+             f"  browser: first search {browser['chromium_first_search_ms']:.0f} ms" + "".join(
+                 f"; {name} p50 {browser[f'chromium_{name}']['p50_ms']:.1f} ms, p95 {browser[f'chromium_{name}']['p95_ms']:.1f} ms"
+                 f" (exact {browser[f'chromium_{name}']['exact']:.2f})" for name in ("1-line", "200-line")),
              f"  one errorkb build ({'-j ' + str(result['jobs']) if result['jobs'] else 'serial'}): "
-             f"{build['wall_s']:.0f} s wall, {build['cpu_s']:.0f} s CPU, peak {build['peak_rss_mb']:,.0f} MB"]  # type: ignore[index]
-    if build.get("timed_out"):  # type: ignore[union-attr]
-        lines.append(f"  stopped at the time limit; Sphinx had reached: {build['reached']}")  # type: ignore[index]
+             f"{build['wall_s']:.0f} s wall, {build['cpu_s']:.0f} s CPU, peak {build['peak_rss_mb']:,.0f} MB"]
+    if build.get("timed_out"):
+        lines.append(f"  stopped at the time limit; Sphinx had reached: {build['reached']}")
     lines.append(f"  load average {result['load_average']}")
     return "\n".join(lines)
 
@@ -321,8 +321,8 @@ def main(argv: list[str] | None = None) -> int:
         workdir = args.workdir or Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
         if args.scale:
-            result: object = scale(workdir, args.scale, args.jobs, args.timeout, args.seed, args.pastes)
-            print(report_scale(result))  # type: ignore[arg-type]
+            result: dict[str, Any] = scale(workdir, args.scale, args.jobs, args.timeout, args.seed, args.pastes)
+            print(report_scale(result))
         else:
             jobs = None if args.serial_only else args.jobs or "auto"
             results = []
