@@ -25,6 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+#: The date every generated record says it was checked on (this site requires `checked:`).
+CHECKED = "2026-11-01"
+
 ROOT = Path(__file__).resolve().parents[1]  # the repository: its conf.py declares the fields
 
 # source folder -> (vendor word used in messages, code prefix, platforms, frameworks)
@@ -293,7 +296,7 @@ def render_record(record: Record, snippets: bool = False) -> str:
         lines += [f"      - {_q(e)}" for e in message.examples]
     lines += [f"related: [{', '.join(record.related)}]", f"aliases: [{', '.join(record.aliases)}]", "references:"]
     lines += [f"  - {url}" for url in record.references]
-    lines += ["---", ""]
+    lines += ["checked:", f"  date: {CHECKED}", "  against: {Demo runtime: '1.0'}", "---", ""]
     return "\n".join(lines) + "\n" + _body(record, lambda id_: f"{{err}}`{id_}`", snippets)
 
 
