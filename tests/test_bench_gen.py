@@ -72,8 +72,11 @@ def test_a_shared_template_is_reported(tmp_path: Path) -> None:
     assert problems and all("answered exactly by" in p.message for p in problems)
 
 
-def test_short_list_finds_what_every_template_finds(tmp_path: Path, monkeypatch) -> None:
-    """Generic templates (placeholders at word edges, whole-line, text) are still tried."""
+@pytest.mark.parametrize("many_filed", [32, 1])
+def test_short_list_finds_what_every_template_finds(tmp_path: Path, monkeypatch, many_filed: int) -> None:
+    """Generic templates (placeholders at word edges, whole-line, text) are still tried, also where
+    the templates under one key are short-listed by a second word (``many_filed`` 1: always)."""
+    monkeypatch.setattr("errorkb.core.lookup.MANY_FILED", many_filed)
     records = generate(40, seed=5)
     pool = [e for r in records for m in r.messages for e in m.examples]
     generic = ["memory ({free:size} free of", "^Killed$", "failed to {op:identifier} {x:text}memory ({f:size} free",
@@ -119,8 +122,13 @@ def test_build_benchmark_reports_its_ratios(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout.splitlines()[-1])
+    out = json.loads(result.stdout.splitlines()[-1])
+    report = out["sizes"][0]
     assert report["records"] == 3 and report["parallel_speedup"] is None
-    for key in ("overhead_ratio", "incremental_ratio", "memory_ratio"):
+    for key in ("overhead_ratio", "overhead_ratio_cpu", "incremental_ratio", "memory_ratio"):
         assert 0 < report[key] < 10, key
     assert set(report["medians"]) == {"full_errorkb", "full_plain", "incremental_errorkb", "incremental_plain"}
+    verdicts = {row["ratio"]: row["met"] for row in out["targets"]}
+    assert verdicts["parallel_speedup"] is None  # not measured with --serial-only
+    assert {verdicts[key] for key in ("overhead_ratio", "overhead_ratio_cpu", "memory_ratio")} <= {True, False}
+    assert "against the targets:" in result.stdout

@@ -353,6 +353,29 @@ class LookupIndex:
                         if not _TOKEN.fullmatch(text) and _WORD_CHAR.search(text)}
         self._names: dict[int, list[Name]] = {}
 
+    @functools.cached_property
+    def by_second_word(self) -> dict[bytes, tuple[dict[bytes, list[int]], list[int]]]:
+        """Under each key, its templates by a second whole word that each holds (the rarest of its
+        others), and those without one; made on first use, for an index built from records (an
+        index read from JSON carries no whole words: its templates are all among those without).
+        A catalogue whose messages share their words files thousands of templates under one key;
+        this keeps the short-list of a line to those whose two words it holds."""
+        words = {e: [w.encode() for w in whole_words(entry.compiled)] if entry.compiled is not None else []
+                 for e, entry in enumerate(self.entries)}
+        df = collections.Counter(w for found in words.values() for w in found)
+        out: dict[bytes, tuple[dict[bytes, list[int]], list[int]]] = {}
+        for key, filed in self.by_key.items():
+            by_word: dict[bytes, list[int]] = {}
+            rest: list[int] = []
+            for e in filed:
+                others = [w for w in words[e] if w != key]
+                if others:
+                    by_word.setdefault(min(others, key=lambda w: (df[w], -len(w), w)), []).append(e)
+                else:
+                    rest.append(e)
+            out[key] = (by_word, rest)
+        return out
+
     def names_of(self, r: int) -> list[Name]:
         """Record ``r``'s code, id and aliases that can be written in a line (worked out once per
         record: a paste may name it on every line)."""
@@ -733,13 +756,23 @@ class _Kept:
 FEW_LINES = 16
 
 
+#: Templates under one key beyond which they are short-listed by a second word too (``by_second_word``).
+MANY_FILED = 32
+
+
 def _near_run(index: LookupIndex, lines: list[str], key: bytes, found: list[int]) -> list[int]:
     """The templates filed under ``key`` that may match around the lines ``found``: a template
-    matches a line, or the line joined to its neighbour, only where one of them holds its run."""
+    matches a line, or the line joined to its neighbour, only where one of them holds its run
+    (and, among many filed under one key, the second word it is filed by)."""
     filed = index.by_key.get(key, [])
     if len(found) > FEW_LINES or len(filed) < 2:
         return filed
-    near = "\n".join(lines[j] for i in found for j in range(max(i - 1, 0), min(i + 2, len(lines))))
+    around = [lines[j] for i in found for j in range(max(i - 1, 0), min(i + 2, len(lines)))]
+    if len(filed) > MANY_FILED:
+        by_word, rest = index.by_second_word[key]
+        held = {w for line in LineWords(around).split for w in line.split()}
+        filed = sorted([*rest, *(e for w in held & by_word.keys() for e in by_word[w])])
+    near = "\n".join(around)
     entries = index.entries
     return [e for e in filed if entries[e].run in near]
 

@@ -53,10 +53,6 @@ def _refuse(message: str, location: object) -> None:
     logger.error(message, location=location, type="errorkb", subtype="containment")
 
 
-def _is_record(app: Sphinx, docname: str) -> bool:
-    return settings(app.config).is_record_page(docname)
-
-
 def drop_pages_not_to_read(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
     """``env-before-read-docs``: a page whose file is not a regular file, or leads out of the
     source folder, is not read."""
@@ -84,6 +80,7 @@ def _local(uri: str) -> bool:
 _C0_OR_SPACE = "".join(map(chr, range(0x21)))
 
 
+@functools.lru_cache(maxsize=4096)
 def _scheme(url: str) -> str | None:
     """The scheme of ``url`` as a browser reads it (case, surrounding controls, tabs and newlines
     ignored); "" for a relative URL, None for one that cannot be parsed."""
@@ -97,7 +94,7 @@ def _unsafe_url(node: nodes.Element, schemes: frozenset[str]) -> str | None:
     """The URL of a link or an image in ``node`` whose scheme is not among ``schemes``, if any."""
     for attribute in ("refuri", "uri"):
         url = node.get(attribute)
-        if isinstance(url, str) and _scheme(url) not in schemes | {""}:
+        if isinstance(url, str) and (scheme := _scheme(url)) != "" and scheme not in schemes:
             return url
     return None
 
@@ -121,8 +118,10 @@ def _outside_source(node: nodes.Element, srcdir: Path) -> str | None:
     return None
 
 
-def _why_refused(app: Sphinx, docname: str, node: nodes.Element, srcdir: Path) -> tuple[str, object] | None:
-    """Why ``node`` may not be published, and where to say so; None when it may."""
+def _why_refused(app: Sphinx, docname: str, node: nodes.Element, srcdir: Path,
+                 record: bool) -> tuple[str, object] | None:
+    """Why ``node`` (of a record's page where ``record``) may not be published, and where to say
+    so; None when it may."""
     env = app.env
     source = _outside_source(node, srcdir)
     if source:
@@ -137,7 +136,7 @@ def _why_refused(app: Sphinx, docname: str, node: nodes.Element, srcdir: Path) -
         kind = not_a_file(Path(path))
         if kind is not None:
             return f"{uri} is {kind}, not a file; it is not published", node
-    if not _is_record(app, docname):
+    if not record:
         return None
     site = settings(app.config)
     if isinstance(node, nodes.raw) and not site.allow_raw_html:
@@ -158,12 +157,13 @@ def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
     """``doctree-read``, before Sphinx collects images and downloads: remove what may not be published."""
     docname = app.env.docname
     srcdir = Path(app.env.srcdir)
+    record = settings(app.config).is_record_page(docname)
     todo: list[nodes.Node] = list(reversed(doctree.children))  # a stack, so in document order
     while todo:
         node = todo.pop()
         if not isinstance(node, nodes.Element):
             continue
-        refusal = _why_refused(app, docname, node, srcdir)
+        refusal = _why_refused(app, docname, node, srcdir, record)
         if refusal is None:
             todo.extend(reversed(node.children))
             continue

@@ -34,7 +34,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
-from ..core.records import redirect_pages
+from ..core.records import Record, redirect_pages
 from .config import settings
 from .coverage import page_names as coverage_pages
 from .domain import err_domain, link_text
@@ -183,16 +183,10 @@ def not_found_body(app: Sphinx, pagename: str, templatename: str, context: dict[
 # Redirects and the sitemap
 
 
-def redirects(app: Sphinx) -> dict[str, tuple[str, str]]:
-    """Page name of each redirect -> (the record's page name, the code or alias it stands for)."""
-    domain = err_domain(app.env)
-    out: dict[str, tuple[str, str]] = {}
-    for record in domain.published():
-        docname = domain.docname_of(record)
-        folder = docname.rsplit("/", 1)[0]
-        for page, name in redirect_pages(record).items():
-            out[f"{folder}/{page}"] = (docname, name)
-    return out
+def redirects(app: Sphinx, record: Record) -> dict[str, str]:
+    """Page name of each redirect of ``record`` -> the code or alias it stands for."""
+    folder = err_domain(app.env).docname_of(record).rsplit("/", 1)[0]
+    return {f"{folder}/{page}": name for page, name in redirect_pages(record).items()}
 
 
 def write_if_changed(path: Path, text: str) -> None:
@@ -211,16 +205,22 @@ def write_if_changed(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def write_redirects(app: Sphinx) -> None:
+def write_redirects(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """``html-page-context``: as a record's page is written, the redirect pages of its codes and
+    aliases (in the process that writes the page, under ``-j``; a page not written again keeps its
+    redirects)."""
+    record = err_domain(app.env).record_for(pagename) if _enabled(app) else None
+    if record is None:
+        return
     base = base_url(app)
-    for pagename, (docname, name) in redirects(app).items():
-        if pagename in app.env.all_docs:
+    canonical = base + app.builder.get_target_uri(pagename) if base else ""
+    for redirect, name in redirects(app, record).items():
+        if redirect in app.env.all_docs:
             continue
-        target = app.builder.get_relative_uri(pagename, docname)
-        canonical = base + app.builder.get_target_uri(docname) if base else target
-        path = Path(app.outdir) / app.builder.get_outfilename(pagename)  # type: ignore[attr-defined]
-        context = {"title": _title(app, docname), "canonical": canonical, "target": target, "name": name}
-        write_if_changed(path, app.builder.templates.render("errorkb-redirect.html", context))
+        target = app.builder.get_relative_uri(redirect, pagename)
+        path = Path(app.outdir) / app.builder.get_outfilename(redirect)  # type: ignore[attr-defined]
+        page = {"title": _title(app, pagename), "canonical": canonical or target, "target": target, "name": name}
+        write_if_changed(path, app.builder.templates.render("errorkb-redirect.html", page))
 
 
 def sitemap(app: Sphinx) -> str | None:
@@ -244,7 +244,6 @@ def write_outputs(app: Sphinx, exception: Exception | None) -> None:
                     "to keep them out of what you publish", Path(app.doctreedir))
     write_if_changed(outdir / "errors.json", json.dumps(errors_json(app), indent=1, ensure_ascii=False) + "\n")
     write_if_changed(outdir / "llms.txt", llms_txt(app))
-    write_redirects(app)
     text = sitemap(app)
     if text is None:
         logger.info("errorkb: no sitemap.xml, as neither errorkb_base_url nor html_baseurl is set")
@@ -258,6 +257,7 @@ def setup_outputs(app: Sphinx) -> None:
     app.connect("config-inited", share_base_url)
     app.connect("config-inited", not_found_prefix)
     app.connect("html-page-context", add_tags)
+    app.connect("html-page-context", write_redirects)
     # After sphinx-notfound-page (400) has made the page's links absolute, and after the lookup
     # page's name is in the context (500).
     app.connect("html-page-context", not_found_body, priority=600)
