@@ -28,7 +28,7 @@ from errorkb.core.diagnoses import (
     readings_of,
     round_half_up,
 )
-from errorkb.core.records import RecordError, load_catalogue, load_record
+from errorkb.core.records import RecordError, load_catalogue, load_record, pasted_lines
 from errorkb.core.templates import compile_template
 from errorkb.core.values import Value
 from system_tools import require
@@ -227,8 +227,9 @@ def test_every_diagnosis_is_met_by_an_example_of_its_record_and_missed_by_anothe
     untested = []
     for record in catalogue.records.values():
         examples = [(t, e.text) for m, t in zip(record.messages, record.templates) for e in m.examples]
-        # An example over two lines is matched as the lookup reads it: the lines joined by a space.
-        lines = [t.search(text) or t.search(" ".join(text.splitlines())) or {} for t, text in examples]
+        # An example is read as the lookup reads it: a line, or two adjacent lines joined.
+        lines = [next((read for line in pasted_lines(text) if (read := t.search(line)) is not None), {})
+                 for t, text in examples]
         for i, found in enumerate(of_record(record)):
             met = [applies(found, line) for line in lines]
             if not (any(met) and not all(met)):

@@ -515,11 +515,16 @@ def example_problems(record: Record) -> list[Problem]:
             for p in _mismatches(i, template, message.examples, record.lines, record.path)]
 
 
-def _matches_as_pasted(template: Template, text: str) -> bool:
-    """Whether the template matches a line of ``text``, or two adjacent lines joined by a space,
-    as the lookup reads a paste whose message wrapped."""
+def pasted_lines(text: str) -> list[str]:
+    """The lines of ``text``, then each two adjacent ones joined by a space: where the lookup finds
+    a message in a paste, also one that wrapped."""
     lines = text.splitlines() or [text]
-    return any(map(template.matches, lines)) or any(template.matches(f"{a} {b}") for a, b in zip(lines, lines[1:]))
+    return [*lines, *(f"{a} {b}" for a, b in zip(lines, lines[1:]))]
+
+
+def _matches_as_pasted(template: Template, text: str) -> bool:
+    """Whether the template matches ``text`` as the lookup reads it (:func:`pasted_lines`)."""
+    return any(map(template.matches, pasted_lines(text)))
 
 
 def _parse_yaml(front: str, shown: str) -> tuple[Any, dict[str, int], list[Problem]]:
@@ -754,7 +759,7 @@ class Catalogue:
 
     def find(self, name: str) -> Record | None:
         """A record by id, code or alias; case and runs of white space do not count."""
-        return self.records.get(name) or self.names.get(folded(name))
+        return self.names.get(folded(name))
 
 
 def related_both_ways(catalogue: Catalogue) -> dict[str, list[str]]:
