@@ -62,7 +62,7 @@ from .triage import classify
 from .values import SIZE_PARTS, UNIT_FACTORS, Field, Value, values_of
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence, Set
+    from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 
     from .triage import Kind
 
@@ -692,28 +692,30 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
     for key in holding.keys() & index.by_name_word.keys():
         for i in holding[key]:
             named.setdefault(i, set()).update(index.by_name_word[key])
+
+    def template_hits(e: int, lines: list[int]) -> Iterator[Hit]:
+        """Entry ``e``'s matches in ``lines`` that are not mentions."""
+        entry = index.entries[e]
+        for first, count, text, m in matcher.hits(entry, lines):
+            h = Hit(entry.record, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
+                    entry.specificity, e, m, fields=len(entry.fields), summary=entry.summary)
+            if h.standing > MENTION:
+                yield h
+
     kept = _Kept()
     matched: set[int] = set()  # lines holding a name that a template matched
     spans: dict[int, list[tuple[int, int, int]]] = {}  # such a line -> what one-line template matches cover
     for e, found in short_listed.items():
-        entry = index.entries[e]
-        for first, count, text, m in matcher.hits(entry, found):
-            h = Hit(entry.record, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
-                    entry.specificity, e, m, fields=len(entry.fields), summary=entry.summary)
-            if h.standing <= MENTION:
-                continue
+        for h in template_hits(e, found):
             kept.add(h)
-            matched.update(i for i in range(first, first + count) if i in named)
-            if count == 1 and first in named:
-                spans.setdefault(first, []).append((h.span[0], h.span[1], h.record))
+            matched.update(i for i in range(h.line, h.line + h.lines) if i in named)
+            if h.lines == 1 and h.line in named:
+                spans.setdefault(h.line, []).append((h.span[0], h.span[1], h.record))
     for i, records in named.items():
         for h in _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
                             spans.get(i, [])):
             kept.add(h)
-    return _rank(index, kept.hits(lambda r, line: [
-        Hit(r, first, count, text, m.span(), standing(paste, first, text, m.start()), False,
-            index.entries[e].specificity, e, m, fields=len(index.entries[e].fields), summary=index.entries[e].summary)
-        for e in kept.entries.get(r, ()) for first, count, text, m in matcher.hits(index.entries[e], [line])]))
+    return _rank(index, kept.hits(lambda r, line: [h for e in kept.entries.get(r, ()) for h in template_hits(e, [line])]))
 
 
 class _Kept:
@@ -738,15 +740,15 @@ class _Kept:
 
     def hits(self, reread: Callable[[int, int], list[Hit]]) -> list[Hit]:
         """The occurrences to rank: each best one, a name's occurrence where there is one, and the
-        template matches on a best template match's line, read again by ``reread(record, line)``."""
+        template matches (not mentions) on a best template match's line, read again by
+        ``reread(record, line)``."""
         out: list[Hit] = []
         for r, h in self.best.items():
             out.append(h)
             if r in self.named and self.named[r] is not h:
                 out.append(self.named[r])
             if h.match is not None:
-                out += [o for o in reread(r, h.line) if o.standing > MENTION and (o.line, o.lines) == (h.line, h.lines)
-                        and o.order != h.order]
+                out += [o for o in reread(r, h.line) if (o.line, o.lines) == (h.line, h.lines) and o.order != h.order]
         return out
 
 
