@@ -31,6 +31,10 @@ SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 
 pytest_plugins = ("sphinx.testing.fixtures",)
 
+# The tests read what the tools print as plain text: Sphinx colours its messages on a terminal, under
+# FORCE_COLOR, and wherever CI=true, and a colour code would stand before the file name they expect.
+os.environ["NO_COLOR"] = "1"
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-snapshots", action="store_true",
