@@ -135,6 +135,7 @@ errorkb_source_labels = {
     "deepspeed": "DeepSpeed",
     "mindspore": "MindSpore",
     "lightgbm": "LightGBM",
+    "xformers": "xFormers",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
