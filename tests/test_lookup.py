@@ -290,6 +290,8 @@ def test_a_log_level_makes_an_error_line(index):
     ("it's not “CUDA out of memory", MENTION),
     ("Task handler raised error: WorkerLostError('CUDA out of memory", ERROR),  # an exception's repr
     ("Error: Warmup(Generation(\"CUDA out of memory", ERROR),
+    ("xgboost.core.XGBoostError: b'CUDA out of memory", ERROR),  # a bytes repr, as XGBoost prints its errors
+    ("the log said b'CUDA out of memory", MENTION),
     ("    raise RuntimeError(\"CUDA out of memory", MENTION),  # code that raises it
     ("throw std::runtime_error(\"CUDA out of memory", MENTION),
 ])

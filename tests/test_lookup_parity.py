@@ -87,6 +87,8 @@ EXTRA_PASTES = [
     # Numbers out of range
     "Used 99999999999999999999 EiB, CUDA out of memory. Tried to allocate 1e999 GiB",
     *HINTS_AND_QUOTES,
+    "xgboost.core.XGBoostError: b'[10:38:47] CUDA out of memory. Tried to allocate 2.00 MiB'",
+    "the log said b'CUDA out of memory. Tried to allocate 2.00 MiB'",
     "\n".join(log_lines(20_000)) + "\n[rank0]: CUDA out of memory. Tried to allocate 2.00 MiB",
 ]
 
