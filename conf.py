@@ -114,7 +114,7 @@ errorkb_kinds = [
      "records": {"category": ["device-memory"]}},
     {"name": "host-memory", "title": "The host (CPU) ran out of memory", "page": "docs/triage/host-memory",
      "cues": ["MemoryError", "bad_alloc", "std::bad_alloc", "Cannot allocate memory", "Errno 12", "ENOMEM",
-              "Unable to allocate", "DefaultCPUAllocator", "not enough memory", "malloc", "posix_memalign",
+              "Unable to allocate", "Could not allocate memory", "DefaultCPUAllocator", "not enough memory", "malloc", "posix_memalign",
               "mkl_malloc", "paging file", "host memory", "CPU memory", "system memory", "out of host memory",
               "virtual memory", "mmap failed", "insufficient memory", "memory allocation failed", "not enough space"],
      "records": {"category": ["host-memory"]}},
