@@ -135,6 +135,7 @@ errorkb_source_labels = {
     "deepspeed": "DeepSpeed",
     "mindspore": "MindSpore",
     "lightgbm": "LightGBM",
+    "intel-xpu": "Intel GPU (XPU, SYCL)",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
