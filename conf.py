@@ -136,6 +136,7 @@ errorkb_source_labels = {
     "mindspore": "MindSpore",
     "lightgbm": "LightGBM",
     "xformers": "xFormers",
+    "intel-xpu": "Intel GPU (XPU, SYCL)",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
