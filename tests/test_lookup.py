@@ -292,6 +292,8 @@ def test_a_log_level_makes_an_error_line(index):
     ("Error: Warmup(Generation(\"CUDA out of memory", ERROR),
     ("xgboost.core.XGBoostError: b'CUDA out of memory", ERROR),  # a bytes repr, as XGBoost prints its errors
     ("the log said b'CUDA out of memory", MENTION),
+    ("Failed, NCCL error nccl_utils.cc:213 'CUDA out of memory", OTHER),  # quoted after a file and line: data
+    ("worker 3: 'CUDA out of memory", OTHER),
     ("    raise RuntimeError(\"CUDA out of memory", MENTION),  # code that raises it
     ("throw std::runtime_error(\"CUDA out of memory", MENTION),
 ])

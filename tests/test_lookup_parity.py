@@ -89,6 +89,8 @@ EXTRA_PASTES = [
     *HINTS_AND_QUOTES,
     "xgboost.core.XGBoostError: b'[10:38:47] CUDA out of memory. Tried to allocate 2.00 MiB'",
     "the log said b'CUDA out of memory. Tried to allocate 2.00 MiB'",
+    "Failed, NCCL error nccl_utils.cc:213 'CUDA out of memory. Tried to allocate 2.00 MiB'",
+    "crashed with 'CUDA out of memory. Tried to allocate 2.00 MiB'",
     "\n".join(log_lines(20_000)) + "\n[rank0]: CUDA out of memory. Tried to allocate 2.00 MiB",
 ]
 

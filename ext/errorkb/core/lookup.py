@@ -193,6 +193,8 @@ PATTERNS = {
     "class_call": r"(?<![A-Za-z0-9_])(?<!raise )(?<!throw )(?<!new )[A-Z][A-Za-z0-9_]{0,200}\($",
     # Quote marks; a straight or curved single quote between two letters or digits is an apostrophe.
     "quote": r"""["`“”«»]|(?<![A-Za-z0-9])['‘’]|['‘’](?![A-Za-z0-9])""",
+    # The end of a sentence's plain word, before a quotation it opens (not a path, a number, a name with digits).
+    "prose_word": r"(?:^|[ \t])[A-Za-z]+$",
     # A string literal's prefix before its opening quote (Python's ``b'...'`` of a bytes repr).
     "literal_prefix": r"(?<![A-Za-z0-9_])(?:[bBrRuUfF]|[bBrR][rRbB])$",
     # Codes, ids and aliases as written in a line.
@@ -227,6 +229,7 @@ _HINT = re.compile(PATTERNS["hint"])
 _QUOTE = re.compile(PATTERNS["quote"])
 _CLASS_CALL = re.compile(PATTERNS["class_call"])
 _LITERAL_PREFIX = re.compile(PATTERNS["literal_prefix"])
+_PROSE_WORD = re.compile(PATTERNS["prose_word"])
 _TOKEN = re.compile(PATTERNS["token"])
 _DIGITS = re.compile(PATTERNS["digits"])
 _CLEAN = {**_table(DROPPED, None), **_table(SPACES, " ")}
@@ -848,9 +851,9 @@ def standing(paste: Paste, first: int, text: str, start: int) -> int:
 
 
 def _quoted_in_prose(text: str) -> bool:
-    """Whether a quotation is open at the end of ``text`` whose opening mark follows a word or
-    an opening parenthesis: a message quoted in a sentence or a call, not a value in data
-    (``"error": "..."``, ``error='...'``), an exception's repr (``WorkerLostError('...``) or a
+    """Whether a quotation is open at the end of ``text`` whose opening mark follows a plain word
+    or an opening parenthesis: a message quoted in a sentence or a call, not a value in data
+    (``"error": "..."``, ``error='...'``, ``nccl_utils.cc:213 '...'``), an exception's repr (``WorkerLostError('...``) or a
     quotation that opens the line, a string literal's prefix aside (``XGBoostError: b'...``)."""
     opened: dict[str, int] = {}  # kind of quotation -> where its open one starts
     for m in _QUOTE.finditer(text):
@@ -865,7 +868,7 @@ def _quoted_in_prose(text: str) -> bool:
     for at in opened.values():
         before = _LITERAL_PREFIX.sub("", text[:at]).rstrip(" \t")
         called = before.endswith("(") and before[:-1].strip(" \t") != ""  # print("...; not an exception's ('...', ...)
-        if before and (called or _WORD_CHAR.match(before[-1])) and not _CLASS_CALL.search(before):
+        if before and (called or _PROSE_WORD.search(before)) and not _CLASS_CALL.search(before):
             return True
     return False
 

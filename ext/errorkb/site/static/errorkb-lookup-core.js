@@ -86,7 +86,7 @@
       sizeParts: new RegExp("^(?:" + data.units.parts + ")$"),
       marker: new RegExp(t.marker, "gu"), errorName: new RegExp(t.error_name, "u"), hint: new RegExp(t.hint, "u"),
       quote: new RegExp(t.quote, "gu"), classCall: new RegExp(t.class_call, "u"),
-      literalPrefix: new RegExp(t.literal_prefix, "u"), token: new RegExp(t.token, "gu"),
+      literalPrefix: new RegExp(t.literal_prefix, "u"), proseWord: new RegExp(t.prose_word, "u"), token: new RegExp(t.token, "gu"),
       isToken: new RegExp("^(?:" + t.token + ")$", "u"),
       dropped: rangeClass(t.dropped), spaces: rangeClass(t.spaces), notText: rangeClass(t.not_text),
     };
@@ -465,7 +465,7 @@
     return marked || !rx.wordChar.test(after) ? ERROR : OTHER;
   }
 
-  // A quotation open at the end of text, opened after a word or "(" but not a class's "(", a literal's
+  // A quotation open at the end of text, opened after a plain word or "(" but not a class's "(", a literal's
   // prefix aside (lookup._quoted_in_prose).
   function quotedInProse(index, text) {
     const opened = new Map();
@@ -479,7 +479,7 @@
     for (const at of opened.values()) {
       const before = text.slice(0, at).replace(index.rx.literalPrefix, "").replace(/[ \t]+$/, "");
       const called = before.endsWith("(") && before.slice(0, -1).replace(/^[ \t]+|[ \t]+$/g, "") !== "";
-      if (before && (called || index.rx.wordChar.test(before[before.length - 1]))
+      if (before && (called || index.rx.proseWord.test(before))
           && !index.rx.classCall.test(before)) return true;
     }
     return false;
