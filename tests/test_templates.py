@@ -7,6 +7,7 @@ import pytest
 from conftest import ROOT, SITE_SCHEMA
 from errorkb.core.records import load_catalogue
 from errorkb.core.templates import EDGE, Layout, Placeholder, TemplateError, build, compile_template, parse
+from errorkb.core.templates.mismatch import where_it_stops
 from errorkb.core.values import parse_size
 from regex_steps import StepCounter
 
@@ -46,6 +47,18 @@ def test_whole_line_template():
     template = compile_template("^Killed$")
     assert template.matches("Killed") and template.matches("  Killed ")
     assert not template.matches("DataLoader worker is killed by signal: Killed.")
+
+
+@pytest.mark.parametrize("line", ['"Killed"', "`Killed`", "“Killed”", " 'Killed' "])
+def test_a_whole_line_template_matches_the_line_quoted_as_it_is_pasted(line: str):
+    template = compile_template("^Killed$")
+    assert template.matches(line)
+    assert where_it_stops(template, line) == "it matches"
+
+
+def test_a_quoted_whole_line_still_holds_only_the_message():
+    template = compile_template("^Killed$")
+    assert not template.matches('"Killed" by the kernel') and not template.matches('said "Killed"')
 
 
 def test_literal_braces():

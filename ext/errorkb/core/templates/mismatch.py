@@ -12,9 +12,11 @@ import re
 from .grammar import Placeholder
 from .layout import Layout
 from .template import MAX_LINE, Template
-from .writer import item_patterns
+from .writer import LINE_END, LINE_START, item_patterns
 
 _SHOWN = 24  # characters of the line shown where matching stopped
+_LINE_START = re.compile(LINE_START)
+_LINE_END = re.compile(LINE_END)
 
 
 def where_it_stops(template: Template, text: str) -> str:
@@ -22,17 +24,17 @@ def where_it_stops(template: Template, text: str) -> str:
     text = text[:MAX_LINE]
     layout = Layout(template.segments)
     patterns = [re.compile(p) for p in item_patterns(layout, template.whole_line)]
-    if template.whole_line:
-        starts = [len(text) - len(text.lstrip(" \t"))]
+    if template.whole_line:  # after the blanks, with or without the quote mark that may open the line
+        starts = sorted({len(text) - len(text.lstrip(" \t")), _LINE_START.match(text).end()})
     else:
         starts = [at for at in range(len(text)) if patterns[0].match(text, at)]
         if not starts:
             return f"it does not hold the template's first literal {layout.texts[0]!r}"
     _, at, failed = max((_walk(layout, patterns, text, start) for start in starts), key=lambda r: r[:2])
     if failed is None:  # every part matched: a whole line must end there
-        at += len(text[at:]) - len(text[at:].lstrip(" \t"))
-        if text[at:] in ("", "\n"):
+        if _LINE_END.match(text.rstrip("\n"), at):
             return "it matches"
+        at += len(text[at:]) - len(text[at:].lstrip(" \t"))
     where = _place(text, at)
     shown = repr(text[at:at + _SHOWN]) if at < len(text) else "the end of the line"
     if failed is None:

@@ -21,6 +21,10 @@ from .placeholders import TEXT, TYPES
 # set is the same in Python and in JavaScript with the u flag (which refuses other escapes).
 _SYNTAX = frozenset("\\^$.|?*+()[]{}")
 BLANKS = "[ \\t]+"
+#: Around a whole-line template: the blanks and the quote marks of a line quoted as it is pasted
+#: in prose or Markdown (``"Killed"``, `` `Killed` ``).
+LINE_START = "^[ \\t]*[\"'`\u201c\u2018]?"
+LINE_END = "[\"'`\u201d\u2019]?[ \\t]*$"
 
 
 def escape(text: str) -> str:
@@ -76,7 +80,7 @@ def write(segments: tuple[Segment, ...], whole_line: bool) -> tuple[tuple[str, .
     lookup's ranking reads); and the capturing group of each placeholder."""
     layout = Layout(segments)
     patterns = item_patterns(layout, whole_line)
-    pieces = ["^[ \\t]*" if whole_line else ""]
+    pieces = [LINE_START if whole_line else ""]
     groups: list[int] = []
     count = 0  # capturing groups so far
     opened = 0  # the open optional part's group
@@ -96,5 +100,5 @@ def write(segments: tuple[Segment, ...], whole_line: bool) -> tuple[tuple[str, .
         if layout.closes(i):
             pieces[-1] += f")?))(?:\\{opened})"
     if whole_line:
-        pieces[-1] += "[ \\t]*$"
+        pieces[-1] += LINE_END
     return tuple(pieces), tuple(groups)
