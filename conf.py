@@ -136,6 +136,7 @@ errorkb_source_labels = {
     "mindspore": "MindSpore",
     "lightgbm": "LightGBM",
     "xformers": "xFormers",
+    "tvm": "Apache TVM",
     "intel-xpu": "Intel GPU (XPU, SYCL)",
 }
 
