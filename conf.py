@@ -52,7 +52,15 @@ FRAMEWORKS = {
     "openvino": "OpenVINO", "mindspore": "MindSpore", "cann": "CANN", "torch-npu": "torch_npu",
     "poplar": "Poplar", "poptorch": "PopTorch", "popart": "PopART", "dask": "Dask", "ctranslate2": "CTranslate2",
     "faster-whisper": "faster-whisper", "whisperx": "WhisperX", "argos-translate": "Argos Translate", "peft": "PEFT",
-    "flash-attn": "FlashAttention",
+    "flash-attn": "FlashAttention", "xformers": "xFormers", "torchvision": "torchvision", "numba": "Numba",
+    "caffe": "Caffe", "caffe2": "Caffe2", "cntk": "CNTK", "cmake": "CMake", "horovod": "Horovod", "go": "Go",
+    "fastertransformer": "FasterTransformer", "llama-cpp-python": "llama-cpp-python", "localai": "LocalAI",
+    "mlx-lm": "MLX LM", "mlx-swift": "MLX Swift", "mlx-vlm": "MLX-VLM", "modin": "Modin", "polars": "Polars",
+    "onnx": "ONNX", "onnxruntime-genai": "ONNX Runtime GenAI", "stable-diffusion.cpp": "stable-diffusion.cpp",
+    "whisper.cpp": "whisper.cpp", "synapseml": "SynapseML", "tensorflow-neuron": "TensorFlow Neuron",
+    "torch-neuron": "PyTorch Neuron", "torch-sparse": "PyTorch Sparse", "tokenizers": "Tokenizers",
+    "vulkan": "Vulkan", "lmdb": "LMDB", "distributed-llama": "Distributed Llama", "tvm": "Apache TVM",
+    "mlc-llm": "MLC LLM",
 }
 
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
