@@ -371,6 +371,8 @@ def test_a_code_id_or_alias_finds_its_record_exactly_and_first(index, paste, exp
     "XCG8150",  # part of another word
     "prefix-NCC_DEMO1",
     "demo.DeviceOutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB",  # the label of a matched message
+    "Check failed: (e == cudaSuccess || e == NCC_DEMO1) is false: device busy",  # a value code compares with
+    "assert status != XCG815",
 ])
 def test_a_code_inside_something_else_is_not_taken_for_it(index, paste):
     assert {"demo-hbm-limit", "demo-db-clients"}.isdisjoint(m.record["id"] for m in lookup(index, paste).matches if m.exact)

@@ -91,6 +91,7 @@ EXTRA_PASTES = [
     "the log said b'CUDA out of memory. Tried to allocate 2.00 MiB'",
     "Failed, NCCL error nccl_utils.cc:213 'CUDA out of memory. Tried to allocate 2.00 MiB'",
     "crashed with 'CUDA out of memory. Tried to allocate 2.00 MiB'",
+    "Check failed: (e == cudaSuccess || e == NCC_DEMO1) is false: CUDA out of memory. Tried to allocate 2.00 MiB",
     "\n".join(log_lines(20_000)) + "\n[rank0]: CUDA out of memory. Tried to allocate 2.00 MiB",
 ]
 

@@ -195,6 +195,8 @@ PATTERNS = {
     "quote": r"""["`“”«»]|(?<![A-Za-z0-9])['‘’]|['‘’](?![A-Za-z0-9])""",
     # The end of a sentence's plain word, before a quotation it opens (not a path, a number, a name with digits).
     "prose_word": r"(?:^|[ \t])[A-Za-z]+$",
+    # What comes before a name that code compares a value with (``e == cudaErrorCudartUnloading``).
+    "compared": r"[=!]=[ \t]*$",
     # A string literal's prefix before its opening quote (Python's ``b'...'`` of a bytes repr).
     "literal_prefix": r"(?<![A-Za-z0-9_])(?:[bBrRuUfF]|[bBrR][rRbB])$",
     # Codes, ids and aliases as written in a line.
@@ -230,6 +232,7 @@ _QUOTE = re.compile(PATTERNS["quote"])
 _CLASS_CALL = re.compile(PATTERNS["class_call"])
 _LITERAL_PREFIX = re.compile(PATTERNS["literal_prefix"])
 _PROSE_WORD = re.compile(PATTERNS["prose_word"])
+_COMPARED = re.compile(PATTERNS["compared"])
 _TOKEN = re.compile(PATTERNS["token"])
 _DIGITS = re.compile(PATTERNS["digits"])
 _CLEAN = {**_table(DROPPED, None), **_table(SPACES, " ")}
@@ -804,7 +807,8 @@ def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matc
     name of several words, as a whole; on a ``matched`` line (a template matched it), not a name
     that labels the message (``Name:``), such as an exception class that many errors share, nor
     one inside the text that another record's template matched (``covered``: start, end,
-    record), which is part of that message."""
+    record), which is part of that message, nor one that code compares a value with (``Check
+    failed: (e == cudaErrorCudartUnloading)``)."""
     text = paste.lines[i]
     found: list[tuple[Name, int, int]] = []  # name, start, end
     wanted: dict[str, list[Name]] = {}
@@ -829,6 +833,8 @@ def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matc
         if name.digits and not paste.one_line:
             continue
         if any(a <= start and end <= b and r != name.record for a, b, r in covered):
+            continue
+        if _COMPARED.search(text[:start]):
             continue
         hits.append(Hit(name.record, i, 1, text, (start, end), max(OTHER, standing(paste, i, text, start)), True,
                         sum(not c.isspace() for c in name.text), len(index.entries) + name.record, name=name.text))

@@ -86,7 +86,8 @@
       sizeParts: new RegExp("^(?:" + data.units.parts + ")$"),
       marker: new RegExp(t.marker, "gu"), errorName: new RegExp(t.error_name, "u"), hint: new RegExp(t.hint, "u"),
       quote: new RegExp(t.quote, "gu"), classCall: new RegExp(t.class_call, "u"),
-      literalPrefix: new RegExp(t.literal_prefix, "u"), proseWord: new RegExp(t.prose_word, "u"), token: new RegExp(t.token, "gu"),
+      literalPrefix: new RegExp(t.literal_prefix, "u"), proseWord: new RegExp(t.prose_word, "u"),
+      compared: new RegExp(t.compared, "u"), token: new RegExp(t.token, "gu"),
       isToken: new RegExp("^(?:" + t.token + ")$", "u"),
       dropped: rangeClass(t.dropped), spaces: rangeClass(t.spaces), notText: rangeClass(t.not_text),
     };
@@ -440,6 +441,7 @@
       if (matched && text.slice(end).replace(/^[ \t]+/, "").startsWith(":")) continue;
       if (name.digits && !oneLine(paste)) continue;
       if (covered.some(function (c) { return c[0] <= start && end <= c[1] && c[2] !== name.record; })) continue;
+      if (index.rx.compared.test(text.slice(0, start))) continue;
       let specificity = 0;
       for (const c of name.text) if (!/\s/.test(c)) specificity += 1;
       hits.push({ record: name.record, line: i, lines: 1, text: text, span: [start, end],
