@@ -25,7 +25,9 @@ def where_it_stops(template: Template, text: str) -> str:
     layout = Layout(template.segments)
     patterns = [re.compile(p) for p in item_patterns(layout, template.whole_line)]
     if template.whole_line:  # after the blanks, with or without the quote mark that may open the line
-        starts = sorted({len(text) - len(text.lstrip(" \t")), _LINE_START.match(text).end()})
+        blanks = len(text) - len(text.lstrip(" \t"))
+        opened = _LINE_START.match(text)  # always matches: all of it is optional
+        starts = sorted({blanks, opened.end() if opened else blanks})
     else:
         starts = [at for at in range(len(text)) if patterns[0].match(text, at)]
         if not starts:
