@@ -147,6 +147,7 @@ errorkb_source_labels = {
     "tvm": "Apache TVM",
     "intel-xpu": "Intel GPU (XPU, SYCL)",
     "catboost": "CatBoost",
+    "wgpu": "wgpu (WebGPU)",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
