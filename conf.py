@@ -148,6 +148,7 @@ errorkb_source_labels = {
     "intel-xpu": "Intel GPU (XPU, SYCL)",
     "catboost": "CatBoost",
     "wgpu": "wgpu (WebGPU)",
+    "cupy": "CuPy",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
