@@ -146,6 +146,9 @@ errorkb_source_labels = {
     "xformers": "xFormers",
     "tvm": "Apache TVM",
     "intel-xpu": "Intel GPU (XPU, SYCL)",
+    "catboost": "CatBoost",
+    "wgpu": "wgpu (WebGPU)",
+    "cupy": "CuPy",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
