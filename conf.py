@@ -149,6 +149,7 @@ errorkb_source_labels = {
     "catboost": "CatBoost",
     "wgpu": "wgpu (WebGPU)",
     "cupy": "CuPy",
+    "whisperer": "Whisperer",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
