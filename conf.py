@@ -146,6 +146,7 @@ errorkb_source_labels = {
     "xformers": "xFormers",
     "tvm": "Apache TVM",
     "intel-xpu": "Intel GPU (XPU, SYCL)",
+    "xgboost": "XGBoost",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
