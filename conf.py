@@ -150,6 +150,7 @@ errorkb_source_labels = {
     "wgpu": "wgpu (WebGPU)",
     "cupy": "CuPy",
     "whisperer": "Whisperer",
+    "xgboost": "XGBoost",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
