@@ -358,7 +358,8 @@ class LookupIndex:
                     groups[word].append(r)
             self.by_name_word.update((word, tuple(rs)) for word, rs in groups.items())
         self.keys = frozenset(self.by_key) | frozenset(self.by_name_word)
-        self.phrases = {text: re.compile(phrase_pattern(text), re.IGNORECASE) for text in dict.fromkeys(texts)
+        # Names of several words, each with its pattern; compiled when a paste names its record.
+        self.phrases = {text: phrase_pattern(text) for text in dict.fromkeys(texts)
                         if not _TOKEN.fullmatch(text) and _WORD_CHAR.search(text)}
         self._names: dict[int, list[Name]] = {}
 
@@ -391,7 +392,8 @@ class LookupIndex:
         names = self._names.get(r)
         if names is None:
             rec = self.records[r]
-            names = self._names[r] = [Name(r, text, text.lower(), self.phrases.get(text))
+            names = self._names[r] = [Name(r, text, text.lower(),
+                                           re.compile(self.phrases[text], re.IGNORECASE) if text in self.phrases else None)
                                       for text in dict.fromkeys([rec["id"], rec["code"], *rec["aliases"]])
                                       if text and (text in self.phrases or _TOKEN.fullmatch(text))]
         return names
@@ -451,7 +453,7 @@ class LookupIndex:
                           "letters": diagnoses.LETTER_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
                 "bm25": [BM25_K1, BM25_B], "rank": {"best": BEST, "order": ORDER, "fullest": FULLEST},
-                "phrases": [[text, phrase_pattern(text)] for text in self.phrases],
+                "phrases": [[text, pattern] for text, pattern in self.phrases.items()],
                 "summaries": [i for i, e in enumerate(self.entries) if e.summary], "report": self.report,
                 "records": rows}
 
