@@ -860,9 +860,10 @@ def standing(paste: Paste, first: int, text: str, start: int) -> int:
 
 def _quoted_in_prose(text: str) -> bool:
     """Whether a quotation is open at the end of ``text`` whose opening mark follows a plain word
-    or an opening parenthesis: a message quoted in a sentence or a call, not a value in data
-    (``"error": "..."``, ``error='...'``, ``nccl_utils.cc:213 '...'``), an exception's repr (``WorkerLostError('...``) or a
-    quotation that opens the line, a string literal's prefix aside (``XGBoostError: b'...``)."""
+    or an opening parenthesis: a message quoted in a sentence or a call.  Not a value in data
+    (``"error": "..."``, ``error='...'``, ``nccl_utils.cc:213 '...'``), an exception's repr
+    (``WorkerLostError('...``), nor a quotation that opens the line, a string literal's prefix
+    aside (``XGBoostError: b'...``)."""
     opened: dict[str, int] = {}  # kind of quotation -> where its open one starts
     for m in _QUOTE.finditer(text):
         mark = m.group()
