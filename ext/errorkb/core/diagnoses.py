@@ -45,7 +45,6 @@ import dataclasses
 import math
 import re
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from .templates import PositionedError, Template
@@ -614,6 +613,8 @@ def round_half_up(x: float, digits: int) -> str:
     x = x + 0.0  # no negative zero
     if abs(x) >= 1e21:  # where toFixed writes an exponent
         return f"{x:.2e}"
+    from decimal import ROUND_HALF_UP, Decimal  # here: most lookups round nothing, and the module is slow to load
+
     return str(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
 
 
