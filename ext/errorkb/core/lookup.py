@@ -330,7 +330,7 @@ class Triage:
 class LookupIndex:
     records: list[dict[str, Any]]  # id, code, title, url, fixes, costs, aliases, labels, readings, diagnoses
     entries: list[Entry]  # in the order of their records
-    terms: list[dict[str, int]]  # per record: its BM25 terms beyond those of id, code, title and entries
+    terms: list[str]  # per record: its BM25 terms beyond those of id, code, title and entries (:func:`_compact`)
     report: str | None = None  # the issue form for errors not in the catalogue, if any
     kinds: list[Triage] = dataclasses.field(default_factory=list)  # what a paste that matches none is told
 
@@ -403,7 +403,7 @@ class LookupIndex:
         """Worked out on the first search that finds no exact match."""
         docs = [collections.Counter(terms("\n".join((rec["id"], rec["code"], rec["title"])))) for rec in self.records]
         for doc, found in zip(docs, self.terms):
-            doc.update(found)
+            doc.update(_counted(found))
         for entry in self.entries:
             for term, n in entry.literal_terms.items():
                 docs[entry.record][term] += n * (1 + entry.examples)
@@ -439,7 +439,7 @@ class LookupIndex:
         their place in the records' order) of the messages marked ``summary_line``, ``report``
         the issue form for an error that is not in the catalogue (or null).
         """
-        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], _compact(found), [], rec["aliases"],
+        rows = [[rec["id"], rec["code"], rec["title"], rec["url"], rec["fixes"], found, [], rec["aliases"],
                  [d.as_json() for d in rec["diagnoses"]], rec["costs"], rec["labels"],
                  [r.as_json() for r in rec["readings"]]]
                 for rec, found in zip(self.records, self.terms)]
@@ -462,7 +462,7 @@ class LookupIndex:
         """Read an index back; many objects and no cycles, so without the collector's sweeps."""
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             raise ValueError(f"not an errorkb lookup index of version {INDEX_VERSION}")
-        records, entries, counts = [], [], []
+        records, entries, found_terms = [], [], []
         with gc_paused():
             for r, (id_, code, title, url, fixes, found, templates, aliases, made, costs, labels,
                     readings) in enumerate(data["records"]):
@@ -470,13 +470,13 @@ class LookupIndex:
                                 "aliases": aliases, "labels": labels,
                                 "diagnoses": [diagnoses.Diagnosis.from_json(d) for d in made],
                                 "readings": [diagnoses.Diagnosis.from_json(d) for d in readings]})
-                counts.append(_counted(found))
+                found_terms.append(found)  # parsed by the first search that needs BM25
                 entries += [Entry(pieces, key, run, specificity, placeholders, examples, r)
                             for pieces, placeholders, specificity, key, run, examples in templates]
             for i in data["summaries"]:
                 entries[i].summary = True
             kinds = [Triage(name, title, url, pattern, frozenset(rs)) for name, title, url, pattern, rs in data["kinds"]]
-            return cls(records, entries, counts, data.get("report"), kinds)
+            return cls(records, entries, found_terms, data.get("report"), kinds)
 
 
 def record_url(record: Record) -> str:
@@ -512,7 +512,7 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None,
     ordered = sorted(catalogue.records.values(), key=lambda rec: rec.id)
     told = [Triage(k.name, k.title, (kind_urls or {}).get(k.name) or f"{k.page}.html", k.pattern,
                    frozenset(r for r, record in enumerate(ordered) if k.holds(record))) for k in kinds]
-    return LookupIndex(records, entries, [{t: n for t, n in c.items() if n} for c in counts], report, told)
+    return LookupIndex(records, entries, [_compact({t: n for t, n in c.items() if n}) for c in counts], report, told)
 
 
 def phrase_pattern(name: str) -> str:
