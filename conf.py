@@ -60,7 +60,7 @@ FRAMEWORKS = {
     "whisper.cpp": "whisper.cpp", "synapseml": "SynapseML", "tensorflow-neuron": "TensorFlow Neuron",
     "torch-neuron": "PyTorch Neuron", "torch-sparse": "PyTorch Sparse", "tokenizers": "Tokenizers",
     "vulkan": "Vulkan", "lmdb": "LMDB", "distributed-llama": "Distributed Llama", "tvm": "Apache TVM",
-    "mlc-llm": "MLC LLM",
+    "mlc-llm": "MLC LLM", "mmcv": "MMCV", "detectron2": "Detectron2",
 }
 
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
