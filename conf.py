@@ -153,6 +153,7 @@ errorkb_source_labels = {
     "cupy": "CuPy",
     "whisperer": "Whisperer",
     "xgboost": "XGBoost",
+    "jvm": "Java virtual machine", "spark": "Apache Spark",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
