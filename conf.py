@@ -154,6 +154,7 @@ errorkb_source_labels = {
     "whisperer": "Whisperer",
     "xgboost": "XGBoost",
     "jvm": "Java virtual machine", "spark": "Apache Spark",
+    "numba": "Numba",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
