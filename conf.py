@@ -155,6 +155,7 @@ errorkb_source_labels = {
     "xgboost": "XGBoost",
     "jvm": "Java virtual machine", "spark": "Apache Spark",
     "numba": "Numba",
+    "dgl": "DGL (Deep Graph Library)",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
