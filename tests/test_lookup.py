@@ -296,6 +296,8 @@ def test_a_log_level_makes_an_error_line(index):
     ("worker 3: 'CUDA out of memory", OTHER),
     ("    raise RuntimeError(\"CUDA out of memory", MENTION),  # code that raises it
     ("throw std::runtime_error(\"CUDA out of memory", MENTION),
+    ("FAIL : Node () Op (If) CUDA out of memory", OTHER),  # an operator's name in brackets is no hint word
+    ("(if CUDA out of memory", MENTION),
 ])
 def test_what_precedes_a_match_gives_its_standing(line, expected):
     paste = normalise(line)
