@@ -156,6 +156,7 @@ errorkb_source_labels = {
     "jvm": "Java virtual machine", "spark": "Apache Spark",
     "numba": "Numba",
     "dgl": "DGL (Deep Graph Library)",
+    "faiss": "Faiss",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
