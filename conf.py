@@ -151,6 +151,7 @@ errorkb_source_labels = {
     "cupy": "CuPy",
     "whisperer": "Whisperer",
     "xgboost": "XGBoost",
+    "vulkan": "Vulkan",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
