@@ -157,6 +157,7 @@ errorkb_source_labels = {
     "numba": "Numba",
     "dgl": "DGL (Deep Graph Library)",
     "faiss": "Faiss",
+    "vulkan": "Vulkan",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
