@@ -49,7 +49,7 @@ def test_whole_line_template():
     assert not template.matches("DataLoader worker is killed by signal: Killed.")
 
 
-@pytest.mark.parametrize("line", ['"Killed"', "`Killed`", "“Killed”", " 'Killed' "])
+@pytest.mark.parametrize("line", ['"Killed"', "`Killed`", "“Killed”", " 'Killed' ", "> Killed", "> > Killed", "**Killed**"])
 def test_a_whole_line_template_matches_the_line_quoted_as_it_is_pasted(line: str):
     template = compile_template("^Killed$")
     assert template.matches(line)
@@ -59,6 +59,7 @@ def test_a_whole_line_template_matches_the_line_quoted_as_it_is_pasted(line: str
 def test_a_quoted_whole_line_still_holds_only_the_message():
     template = compile_template("^Killed$")
     assert not template.matches('"Killed" by the kernel') and not template.matches('said "Killed"')
+    assert not template.matches("> Killed by the kernel") and not template.matches("**Killed** twice")
 
 
 def test_literal_braces():

@@ -21,10 +21,10 @@ from .placeholders import TEXT, TYPES
 # set is the same in Python and in JavaScript with the u flag (which refuses other escapes).
 _SYNTAX = frozenset("\\^$.|?*+()[]{}")
 BLANKS = "[ \\t]+"
-#: Around a whole-line template: the blanks and the quote marks of a line quoted as it is pasted
-#: in prose or Markdown (``"Killed"``, `` `Killed` ``).
-LINE_START = "^[ \\t]*[\"'`\u201c\u2018]?"
-LINE_END = "[\"'`\u201d\u2019]?[ \\t]*$"
+#: Around a whole-line template: the blanks and the marks of a line quoted as it is pasted in
+#: prose or Markdown (``"Killed"``, `` `Killed` ``, ``> Killed``, ``**Killed**``).
+LINE_START = "^[ \\t]*(?:>[ \\t]*)*(?:\\*\\*)?[\"'`\u201c\u2018]?"
+LINE_END = "[\"'`\u201d\u2019]?(?:\\*\\*)?[ \\t]*$"
 
 
 def escape(text: str) -> str:
