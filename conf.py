@@ -60,7 +60,9 @@ FRAMEWORKS = {
     "whisper.cpp": "whisper.cpp", "synapseml": "SynapseML", "tensorflow-neuron": "TensorFlow Neuron",
     "torch-neuron": "PyTorch Neuron", "torch-sparse": "PyTorch Sparse", "tokenizers": "Tokenizers",
     "vulkan": "Vulkan", "lmdb": "LMDB", "distributed-llama": "Distributed Llama", "tvm": "Apache TVM",
-    "mlc-llm": "MLC LLM", "mmcv": "MMCV", "detectron2": "Detectron2",
+    "mlc-llm": "MLC LLM", "mmcv": "MMCV", "detectron2": "Detectron2", "flax": "Flax", "haiku": "Haiku",
+    "optax": "Optax", "equinox": "Equinox", "numpyro": "NumPyro", "tensorflow-probability": "TensorFlow Probability",
+    "levanter": "Levanter", "maxtext": "MaxText", "jax-metal": "jax-metal", "tf-object-detection": "TF Object Detection API",
 }
 
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
