@@ -62,7 +62,7 @@ FRAMEWORKS = {
     "vulkan": "Vulkan", "lmdb": "LMDB", "distributed-llama": "Distributed Llama", "tvm": "Apache TVM",
     "mlc-llm": "MLC LLM", "mmcv": "MMCV", "detectron2": "Detectron2", "flax": "Flax", "haiku": "Haiku",
     "optax": "Optax", "equinox": "Equinox", "numpyro": "NumPyro", "tensorflow-probability": "TensorFlow Probability",
-    "levanter": "Levanter", "maxtext": "MaxText", "jax-metal": "jax-metal", "tf-object-detection": "TF Object Detection API",
+    "levanter": "Levanter", "maxtext": "MaxText", "tf-object-detection": "TF Object Detection API",
 }
 
 PHASES = {"compile-time": "Compile time", "load-time": "Load time", "run-time": "Run time"}
@@ -155,7 +155,8 @@ errorkb_source_labels = {
     "cupy": "CuPy",
     "whisperer": "Whisperer",
     "xgboost": "XGBoost",
-    "jvm": "Java virtual machine", "spark": "Apache Spark",
+    "jvm": "Java virtual machine",
+    "spark": "Apache Spark",
     "numba": "Numba",
     "dgl": "DGL (Deep Graph Library)",
     "faiss": "Faiss",
