@@ -73,6 +73,12 @@ PHRASED_PASTES = [
     "To https://example.org/r.git\n ! [rejected]        main -> main (fetch first)\n"
     "error: failed to push some refs to 'https://example.org/r.git'\nhint: Updates were rejected",
     "error: failed to push some refs to 'x'\nHTTP 413",
+    # A summary line after an error line that no record knows yields to it; not to a hint, a bare
+    # marker, or an error printed after it.
+    "remote: fatal: pack exceeds maximum allowed size\nerror: failed to push some refs to 'x'",
+    "hint: if that fails, error: try again\nerror: failed to push some refs to 'x'",
+    "ChildFailedError:\nerror: failed to push some refs to 'x'",
+    "error: failed to push some refs to 'x'\nfatal: the remote end hung up unexpectedly",
 ]
 
 

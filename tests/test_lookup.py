@@ -486,6 +486,11 @@ def test_codes_of_several_words_and_summary_lines_read_the_same_from_the_shipped
     assert [(m.record["id"], m.exact, m.also) for m in push] == [("demo-push-rejected", True, False),
                                                                  ("demo-push-failed", False, True)]
     assert [(m.record["id"], m.exact) for m in lookup(built, PHRASED_PASTES[10]).matches] == [("demo-push-failed", True)]
+    unknown = lookup(built, PHRASED_PASTES[13])
+    assert not unknown.exact
+    assert (unknown.matches[0].record["id"], unknown.matches[0].also) == ("demo-push-failed", True)
+    for paste in PHRASED_PASTES[14:17]:
+        assert [(m.record["id"], m.exact) for m in lookup(built, paste).matches][:1] == [("demo-push-failed", True)], paste
 
 
 def test_a_line_repeated_is_matched_once_where_it_last_occurs(index, monkeypatch):

@@ -168,6 +168,8 @@ def test_same_answers_for_codes_of_several_words_and_summary_lines(tmp_path: Pat
     answers = {paste: [(m["id"], m["exact"]) for m in r["matches"]] for paste, r in zip(pastes_for(catalogue) + PHRASED_PASTES, python)}
     assert answers["http  413"] == [("demo-body-too-large", True)]
     assert answers[PHRASED_PASTES[11]][:2] == [("demo-push-rejected", True), ("demo-push-failed", False)]
+    told = python[len(python) - len(PHRASED_PASTES) + 13]
+    assert told["kind"] and [(m["id"], m["exact"], m["also"]) for m in told["matches"]][0] == ("demo-push-failed", False, True)
     assert_same(python, js)
 
 

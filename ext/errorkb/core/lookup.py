@@ -33,10 +33,12 @@ reads.  ``lookup`` runs one paste:
 5. Exact matches rank records named in the paste first, then by specificity (the template's
    literal characters), then standing (error lines first), then position; a record whose
    best occurrence is a summary line (a message marked ``summary_line``) comes after the
-   others, as *also*.  Each record comes once, at its best occurrence in the same order, a
-   template's match before its name and the last occurrence among equals.  When nothing
-   matches exactly, records are ranked by BM25 over their literal words, titles, codes, ids
-   and examples and labelled closest, not exact.
+   others, as *also*; so it does when an error line that no record matched comes before it
+   (the paste says why in words the catalogue does not know).  Each record comes once, at its
+   best occurrence in the same order, a template's match before its name and the last
+   occurrence among equals.  When nothing matches exactly, the paste is told the kind of error
+   it looks like (``triage.py``), and records of that kind are ranked by BM25 over their
+   literal words, titles, codes, ids and examples, after any *also* match, labelled closest.
 6. An exact match by a template carries the values it read (each with its label in words), the
    record's readings and diagnoses that those values meet, and the record's fixes in the order
    they call for: diagnosed first, ruled out last (``diagnoses.py``).
@@ -102,13 +104,15 @@ if TYPE_CHECKING:
         @property
         def records(self) -> Mapping[str, Record]: ...
 
-INDEX_VERSION = 7
+INDEX_VERSION = 8
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 10 * 1024 * 1024
 #: Most lines searched; a paste with more is cut to its last ones.
 MAX_LINES = 200_000
 #: Longest line searched; longer lines are cut.
 MAX_LINE_CHARS = 2000
+#: Lines before a summary line searched for an error line that no record matched (``says_why``).
+WHY_LINES = 400
 #: Lines short-listing a template beyond which its longest literal run is looked for in the
 #: whole paste at once (one fast scan) rather than in each of them.
 SCAN_FROM = 1000
@@ -452,7 +456,8 @@ class LookupIndex:
                 "units": {"factors": UNIT_FACTORS, "parts": SIZE_PARTS.pattern, "shown": diagnoses.SHOWN_UNITS,
                           "shown_decimal": diagnoses.SHOWN_DECIMAL_UNITS, "decimal": diagnoses.DECIMAL_UNITS,
                           "letters": diagnoses.LETTER_UNITS},
-                "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM},
+                "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM,
+                           "why": WHY_LINES},
                 "bm25": [BM25_K1, BM25_B], "rank": {"best": BEST, "order": ORDER, "fullest": FULLEST},
                 "phrases": [[text, pattern] for text, pattern in self.phrases.items()],
                 "summaries": [i for i, e in enumerate(self.entries) if e.summary], "report": self.report,
@@ -657,11 +662,12 @@ def lookup(index: LookupIndex, paste: str, top: int = 5) -> Result:
         return Result([], [notice("binary")])
     normalised = normalise(paste)
     matches = exact_matches(index, normalised)
-    if matches:
+    if matches and matches[0].exact:
         return Result(matches[:top], normalised.notices)
     kind = classify(index.kinds, "\n".join(normalised.lines))
-    matches = closest(index, normalised.lines, None if kind is None else kind.records)
-    return Result(matches[:top], normalised.notices, kind)
+    shown = {m.record["id"] for m in matches}
+    near = closest(index, normalised.lines, None if kind is None else kind.records)
+    return Result((matches + [m for m in near if m.record["id"] not in shown])[:top], normalised.notices, kind)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -727,7 +733,8 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
         for h in _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
                             spans.get(i, [])):
             kept.add(h)
-    return _rank(index, kept.hits(lambda r, line: [h for e in kept.entries.get(r, ()) for h in template_hits(e, [line])]))
+    hits = kept.hits(lambda r, line: [h for e in kept.entries.get(r, ()) for h in template_hits(e, [line])])
+    return _rank(index, hits, lambda line: says_why(paste, line, kept.covered))
 
 
 class _Kept:
@@ -740,8 +747,10 @@ class _Kept:
         self.best: dict[int, Hit] = {}
         self.named: dict[int, Hit] = {}  # record -> an occurrence of its name
         self.entries: dict[int, dict[int, None]] = {}  # record -> the templates that matched it
+        self.covered: set[int] = set()  # lines that a match covers
 
     def add(self, h: Hit) -> None:
+        self.covered.update(range(h.line, h.line + h.lines))
         if h.named:
             self.named.setdefault(h.record, h)
         else:
@@ -851,12 +860,34 @@ def standing(paste: Paste, first: int, text: str, start: int) -> int:
     prefix = _PREFIX.match(raw)
     before = (prefix.group() if prefix else "") + text[:start]
     after, marked = before, False
-    for m in _MARKER.finditer(before):
-        if m.group(1) is None or _ERROR_NAME.search(m.group(1)):
-            after, marked = before[m.end():], True
+    for m in _error_markers(before):
+        after, marked = before[m.end():], True
     if _HINT.search(after.lower()) or _quoted_in_prose(after):
         return MENTION
     return ERROR if marked or not _WORD_CHAR.search(after) else OTHER
+
+
+def _error_markers(text: str) -> Iterator[re.Match[str]]:
+    """The markers of an error in ``text``: a label whose name is an error's, a log level, glog's E or F."""
+    return (m for m in _MARKER.finditer(text) if m.group(1) is None or _ERROR_NAME.search(m.group(1)))
+
+
+def says_why(paste: Paste, line: int, covered: Set[int]) -> bool:
+    """Whether one of the ``WHY_LINES`` lines before ``line`` is an error line that no record
+    matched (in ``covered``): an error's marker in it, not after a hint or in a quotation, with
+    words after it (not a bare ``ChildFailedError:``).  A summary line yields to such a line as
+    to another record's match: the paste says why, in words the catalogue does not know."""
+    for i in range(max(0, line - WHY_LINES), line):
+        if i in covered or not paste.lines[i]:
+            continue
+        prefix = _PREFIX.match(paste.raw[i])
+        text = (prefix.group() if prefix else "") + paste.lines[i]
+        first = next(_error_markers(text), None)
+        if first is None or not _WORD_CHAR.search(text, first.end()):
+            continue
+        if not _HINT.search(text[:first.start()].lower()) and not _quoted_in_prose(text[:first.start()]):
+            return True
+    return False
 
 
 def _quoted_in_prose(text: str) -> bool:
@@ -885,7 +916,7 @@ def _quoted_in_prose(text: str) -> bool:
 
 
 
-def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
+def _rank(index: LookupIndex, hits: list[Hit], why: Callable[[int], bool]) -> list[Match]:
     """One match per record, best first; a message is the exact answer of one record only.
 
     Each record stands at its best occurrence (``BEST``), read by its fullest match there
@@ -893,7 +924,8 @@ def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
     better-ranked record's is a less specific match of the same message: it follows the exact
     answers, marked ``also``, not exact.  So is a record whose best occurrence is a summary line
     (a message marked ``summary_line``, printed beside the line that says why, as Git's ``error:
-    failed to push some refs``), when another record matched the paste otherwise: it yields.
+    failed to push some refs``), when another record matched the paste otherwise or ``why`` finds
+    an error line before it that no record matched: it yields.
     """
     named = {h.record for h in hits if h.named}
     best: dict[int, Hit] = {}
@@ -903,7 +935,7 @@ def _rank(index: LookupIndex, hits: list[Hit]) -> list[Match]:
         if h.record not in best or h.key(BEST, named) < best[h.record].key(BEST, named):
             best[h.record] = h
     leading = {r for r, h in best.items() if not h.summary}
-    yielding = {r for r, h in best.items() if h.summary and leading - {r}}
+    yielding = {r for r, h in best.items() if h.summary and (leading - {r} or why(h.line))}
     exact: list[Match] = []
     also: list[Match] = []
     claimed: set[int] = set()

@@ -16,7 +16,7 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  const INDEX_VERSION = 7;  // lookup.INDEX_VERSION: the format this script reads
+  const INDEX_VERSION = 8;  // lookup.INDEX_VERSION: the format this script reads
   const MENTION = 0, OTHER = 1, ERROR = 2;  // standings (lookup.MENTION ...)
   const NON_ASCII = /[^\x00-\x7f]/;  // lower-casing such a line could change its words: done word by word
 
@@ -255,9 +255,11 @@
     if (looksBinary(index, paste)) return { matches: [], notices: [notice(index, "binary")] };
     const norm = normalise(index, paste);
     const matches = exactMatches(index, norm);
-    if (matches.length) return { matches: matches.slice(0, top), notices: norm.notices, kind: null };
+    if (matches.length && matches[0].exact) return { matches: matches.slice(0, top), notices: norm.notices, kind: null };
     const kind = classify(index.kinds, norm.lines.join("\n"));
-    return { matches: closest(index, norm.lines, kind ? kind.records : null).slice(0, top), notices: norm.notices,
+    const shown = new Set(matches.map(function (m) { return m.record.id; }));
+    const near = closest(index, norm.lines, kind ? kind.records : null).filter(function (m) { return !shown.has(m.record.id); });
+    return { matches: matches.concat(near).slice(0, top), notices: norm.notices,
       kind: kind ? { name: kind.name, title: kind.title, url: kind.url } : null };
   }
 
@@ -367,7 +369,9 @@
       if (h.lines === 1) spans.set(h.line, (spans.get(h.line) || []).concat([[h.span[0], h.span[1], h.record]]));
     }
     for (const [i, names] of named) nameHits(index, paste, i, names, matched.has(i), spans.get(i) || [], exact);
-    return rank(index, exact);
+    const covered = new Set();
+    for (const h of exact) for (let k = h.line; k < h.line + h.lines; k++) covered.add(k);
+    return rank(index, exact, function (line) { return saysWhy(index, paste, line, covered); });
   }
 
   // Every occurrence of entry e in a short-listed line; where the line alone gives none, in it
@@ -457,14 +461,35 @@
     const before = (prefix ? prefix[0] : "") + text.slice(0, start);
     let after = before;
     let marked = false;
-    for (const m of before.matchAll(rx.marker)) {
-      if (m[1] === undefined || rx.errorName.test(m[1])) {
-        after = before.slice(m.index + m[0].length);
-        marked = true;
-      }
+    for (const m of errorMarkers(index, before)) {
+      after = before.slice(m.index + m[0].length);
+      marked = true;
     }
     if (rx.hint.test(after.toLowerCase()) || quotedInProse(index, after)) return MENTION;
     return marked || !rx.wordChar.test(after) ? ERROR : OTHER;
+  }
+
+  // The markers of an error in text (lookup._error_markers).
+  function errorMarkers(index, text) {
+    return Array.from(text.matchAll(index.rx.marker)).filter(function (m) {
+      return m[1] === undefined || index.rx.errorName.test(m[1]);
+    });
+  }
+
+  // Whether one of the lines before line is an error line that no record matched, with words
+  // after its marker, not after a hint or in a quotation (lookup.says_why).
+  function saysWhy(index, paste, line, covered) {
+    const rx = index.rx;
+    for (let i = Math.max(0, line - index.limits.why); i < line; i++) {
+      if (covered.has(i) || !paste.lines[i]) continue;
+      const prefix = rx.prefix.exec(paste.raw[i]);
+      const text = (prefix ? prefix[0] : "") + paste.lines[i];
+      const first = errorMarkers(index, text)[0];
+      if (!first || !rx.wordChar.test(text.slice(first.index + first[0].length))) continue;
+      const before = text.slice(0, first.index);
+      if (!rx.hint.test(before.toLowerCase()) && !quotedInProse(index, before)) return true;
+    }
+    return false;
   }
 
   // A quotation open at the end of text, opened after a plain word or "(" but not a class's "(", a literal's
@@ -506,8 +531,8 @@
   // record at its best occurrence, read by its fullest match there, in the index's order; a
   // record whose best occurrence shares a line with a better-ranked record's follows the exact
   // answers, marked `also`, and so does one whose best occurrence is a summary line when another
-  // record matched otherwise (lookup._rank).
-  function rank(index, hits) {
+  // record matched otherwise or why finds an error line before it that none matched (lookup._rank).
+  function rank(index, hits, why) {
     const named = new Set();
     for (const h of hits) if (h.named) named.add(h.record);
     const best = new Map();
@@ -523,7 +548,9 @@
     const leading = new Set();
     for (const [r, h] of best) if (!h.summary) leading.add(r);
     const yielding = new Set();
-    for (const [r, h] of best) if (h.summary && (leading.size > 1 || (leading.size === 1 && !leading.has(r)))) yielding.add(r);
+    for (const [r, h] of best) {
+      if (h.summary && (leading.size > 1 || (leading.size === 1 && !leading.has(r)) || why(h.line))) yielding.add(r);
+    }
     const ordered = Array.from(best.values()).sort(function (a, b) {
       return compareKeys(keyOf(a, index.rank.order, named, yielding), keyOf(b, index.rank.order, named, yielding));
     });
