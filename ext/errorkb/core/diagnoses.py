@@ -45,10 +45,13 @@ import dataclasses
 import math
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .templates import PositionedError, Template
+from .positioned import PositionedError
 from .values import UNIT_FACTORS, Value
+
+if TYPE_CHECKING:
+    from .templates import Template
 
 #: Longest condition, and longest message, in characters.
 MAX_TEXT = 400

@@ -58,14 +58,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from . import diagnoses
 from .gc_pause import gc_paused
 from .matcher import RANK_KEY, Candidate, LineMatcher, LineWords, keys_for, whole_words
-from .templates import WORD, Template
-from .templates.writer import literal_pattern
 from .triage import classify
 from .values import SIZE_PARTS, UNIT_FACTORS, Field, Value, values_of
+from .words import WORD
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 
+    from .templates import Template
     from .triage import Kind
 
     class Record(Protocol):
@@ -338,6 +338,8 @@ class LookupIndex:
     terms: list[str]  # per record: its BM25 terms beyond those of id, code, title and entries (:func:`_compact`)
     report: str | None = None  # the issue form for errors not in the catalogue, if any
     kinds: list[Triage] = dataclasses.field(default_factory=list)  # what a paste that matches none is told
+    #: Names of several words, each with its pattern (``phrase_pattern``): read with a shipped index, else worked out.
+    phrases: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_key: dict[bytes, list[int]] = {}
@@ -364,8 +366,9 @@ class LookupIndex:
             self.by_name_word.update((word, tuple(rs)) for word, rs in groups.items())
         self.keys = frozenset(self.by_key) | frozenset(self.by_name_word)
         # Names of several words, each with its pattern; compiled when a paste names its record.
-        self.phrases = {text: phrase_pattern(text) for text in dict.fromkeys(texts)
-                        if not _TOKEN.fullmatch(text) and _WORD_CHAR.search(text)}
+        if not self.phrases:
+            self.phrases = {text: phrase_pattern(text) for text in dict.fromkeys(texts)
+                            if not _TOKEN.fullmatch(text) and _WORD_CHAR.search(text)}
         self._names: dict[int, list[Name]] = {}
 
     @functools.cached_property
@@ -482,7 +485,7 @@ class LookupIndex:
             for i in data["summaries"]:
                 entries[i].summary = True
             kinds = [Triage(name, title, url, pattern, frozenset(rs)) for name, title, url, pattern, rs in data["kinds"]]
-            return cls(records, entries, found_terms, data.get("report"), kinds)
+            return cls(records, entries, found_terms, data.get("report"), kinds, dict(data["phrases"]))
 
 
 def record_url(record: Record) -> str:
@@ -524,6 +527,8 @@ def build_index(catalogue: Catalogue, urls: dict[str, str] | None = None,
 def phrase_pattern(name: str) -> str:
     """Where a line writes a code, id or alias that is not one token (``HTTP 413``, ``Xid 79``):
     as a whole, any run of white space as any run of spaces or tabs (matched case-insensitively)."""
+    from .templates.writer import literal_pattern  # building an index only: a lookup need not import templates
+
     return f"(?<![A-Za-z0-9_]){literal_pattern(name)}(?![A-Za-z0-9_])"
 
 

@@ -17,11 +17,13 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Container, Sequence
+from typing import TYPE_CHECKING
 
-from .templates import Template
+if TYPE_CHECKING:
+    from .templates import Template
 
 # Bytes of UTF-8 text to its words: ASCII letters lower case, digits and '_' kept, line ends
-# kept, every other byte a space (a non-ASCII character ends a word, as templates.WORD says).
+# kept, every other byte a space (a non-ASCII character ends a word, as ``words.WORD`` says).
 _TO_WORDS = bytes(
     c + 32 if 65 <= c <= 90 else c if (48 <= c <= 57 or 97 <= c <= 122 or c in (95, 10)) else 32
     for c in range(256)

@@ -26,8 +26,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-from .templates import escape
-
 #: Longest cue, in characters, and most cues a kind may declare.
 MAX_CUE = 200
 MAX_CUES = 500
@@ -67,6 +65,8 @@ class Kind:
     def pattern(self) -> str:
         """One expression for every cue, in Python's and JavaScript's common syntax (case ignored):
         each cue as written, at word edges where it starts or ends with a word character."""
+        from .templates import escape  # building an index only: a lookup need not import templates
+
         if not self.cues:
             return ""
         parts = []

@@ -11,19 +11,12 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ..positioned import PositionedError
 from .placeholders import TYPES
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([a-z]+))?\}")
 # Where parsing looks next: a doubled (literal) brace first, then a single one.
 _BRACE = re.compile(r"\{\{|\}\}|[{}]")
-
-
-class PositionedError(ValueError):
-    """A problem at a place in a line of text; ``column`` is 1-based."""
-
-    def __init__(self, message: str, column: int = 1):
-        super().__init__(message)
-        self.column = column
 
 
 class TemplateError(PositionedError):

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ..values import Field, Value, values_of
+from ..words import WORD
 from .catch_all import refuse_catch_all
 from .grammar import Placeholder, Segment, parse, placeholders
 from .layout import EDGE, Layout
@@ -16,8 +17,6 @@ from .writer import write
 
 #: Longest line a template is matched against; longer lines are cut.
 MAX_LINE = 4096
-#: What counts as a word, for short-listing templates by the words a line holds.
-WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
 @dataclasses.dataclass(frozen=True)
