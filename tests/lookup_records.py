@@ -79,6 +79,12 @@ PHRASED_PASTES = [
     "hint: if that fails, error: try again\nerror: failed to push some refs to 'x'",
     "ChildFailedError:\nerror: failed to push some refs to 'x'",
     "error: failed to push some refs to 'x'\nfatal: the remote end hung up unexpectedly",
+    # The exception's name heading an IPython traceback labels the message at its end: a
+    # template's match there is the answer, not the record that name is an alias of.
+    "demo.DeviceOutOfMemoryError                 Traceback (most recent call last)\n<ipython-input-3> in <module>\n"
+    "demo.DeviceOutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 5.80 GiB total capacity; "
+    "4.36 GiB already allocated; 6.69 MiB free; 4.63 GiB reserved in total by PyTorch)",
+    "demo.DeviceOutOfMemoryError                 Traceback (most recent call last)\n<ipython-input-3> in <module>",
 ]
 
 

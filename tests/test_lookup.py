@@ -489,6 +489,9 @@ def test_codes_of_several_words_and_summary_lines_read_the_same_from_the_shipped
     unknown = lookup(built, PHRASED_PASTES[13])
     assert not unknown.exact
     assert (unknown.matches[0].record["id"], unknown.matches[0].also) == ("demo-push-failed", True)
+    headed = [(m.record["id"], m.exact) for m in lookup(built, PHRASED_PASTES[17]).matches]
+    assert headed[0] == ("demo-cuda-detail", True) and "demo-hbm-limit" not in dict(headed)
+    assert [(m.record["id"], m.exact) for m in lookup(built, PHRASED_PASTES[18]).matches][:1] == [("demo-hbm-limit", True)]
     for paste in PHRASED_PASTES[14:17]:
         assert [(m.record["id"], m.exact) for m in lookup(built, paste).matches][:1] == [("demo-push-failed", True)], paste
 

@@ -200,6 +200,8 @@ PATTERNS = {
     "quote": r"""["`“”«»]|(?<![A-Za-z0-9])['‘’]|['‘’](?![A-Za-z0-9])""",
     # The end of a sentence's plain word, before a quotation it opens (not a path, a number, a name with digits).
     "prose_word": r"(?:^|[ \t])[A-Za-z]+$",
+    # What follows the exception's name that heads an IPython traceback.
+    "traceback_header": r"[ \t]+Traceback \(most recent call last\)",
     # What comes before a name that code compares a value with (``e == cudaErrorCudartUnloading``).
     "compared": r"[=!]=[ \t]*$",
     # A string literal's prefix before its opening quote (Python's ``b'...'`` of a bytes repr).
@@ -238,6 +240,7 @@ _CLASS_CALL = re.compile(PATTERNS["class_call"])
 _LITERAL_PREFIX = re.compile(PATTERNS["literal_prefix"])
 _PROSE_WORD = re.compile(PATTERNS["prose_word"])
 _COMPARED = re.compile(PATTERNS["compared"])
+_TRACEBACK_HEADER = re.compile(PATTERNS["traceback_header"])
 _TOKEN = re.compile(PATTERNS["token"])
 _DIGITS = re.compile(PATTERNS["digits"])
 _CLEAN = {**_table(DROPPED, None), **_table(SPACES, " ")}
@@ -734,9 +737,10 @@ def exact_matches(index: LookupIndex, paste: Paste) -> list[Match]:
             matched.update(i for i in range(h.line, h.line + h.lines) if i in named)
             if h.lines == 1 and h.line in named:
                 spans.setdefault(h.line, []).append((h.span[0], h.span[1], h.record))
+    templated = bool(kept.best)
     for i, records in named.items():
         for h in _name_hits(index, paste, i, [n for r in sorted(records) for n in index.names_of(r)], i in matched,
-                            spans.get(i, [])):
+                            spans.get(i, []), templated):
             kept.add(h)
     hits = kept.hits(lambda r, line: [h for e in kept.entries.get(r, ()) for h in template_hits(e, [line])])
     return _rank(index, hits, lambda line: says_why(paste, line, kept.covered))
@@ -819,13 +823,15 @@ def last_copies(paste: Paste) -> set[int]:
 
 
 def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matched: bool,
-               covered: list[tuple[int, int, int]]) -> list[Hit]:
+               covered: list[tuple[int, int, int]], templated: bool) -> list[Hit]:
     """The names of ``names`` that line ``i`` writes: as a token or the end of a dotted one, or, a
     name of several words, as a whole; on a ``matched`` line (a template matched it), not a name
-    that labels the message (``Name:``), such as an exception class that many errors share, nor
-    one inside the text that another record's template matched (``covered``: start, end,
-    record), which is part of that message, nor one that code compares a value with (``Check
-    failed: (e == cudaErrorCudartUnloading)``)."""
+    that labels the message (``Name:``), such as an exception class that many errors share, nor,
+    where a template matched the paste (``templated``), one that heads an IPython traceback
+    (``Name   Traceback (most recent call last)``), which labels the message at its end; nor one
+    inside the text that another record's template matched (``covered``: start, end, record),
+    which is part of that message, nor one that code compares a value with (``Check failed: (e
+    == cudaErrorCudartUnloading)``)."""
     text = paste.lines[i]
     found: list[tuple[Name, int, int]] = []  # name, start, end
     wanted: dict[str, list[Name]] = {}
@@ -846,6 +852,8 @@ def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matc
     hits = []
     for name, start, end in found:
         if matched and text[end:].lstrip(" \t").startswith(":"):
+            continue
+        if templated and _TRACEBACK_HEADER.match(text, end):
             continue
         if name.digits and not paste.one_line:
             continue

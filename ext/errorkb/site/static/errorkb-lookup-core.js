@@ -84,6 +84,7 @@
       words: new RegExp(t.word, "g"), term: new RegExp(t.term, "g"), wordChar: new RegExp(t.word_char),
       blank: new RegExp(t.blank), digits: new RegExp(t.digits), quoteKinds: t.quote_kinds,
       sizeParts: new RegExp("^(?:" + data.units.parts + ")$"),
+      tracebackHeader: new RegExp("^(?:" + t.traceback_header + ")", "u"),
       marker: new RegExp(t.marker, "gu"), errorName: new RegExp(t.error_name, "u"), hint: new RegExp(t.hint, "u"),
       quote: new RegExp(t.quote, "gu"), classCall: new RegExp(t.class_call, "u"),
       literalPrefix: new RegExp(t.literal_prefix, "u"), proseWord: new RegExp(t.prose_word, "u"),
@@ -368,7 +369,8 @@
       for (let k = h.line; k < h.line + h.lines; k++) matched.add(k);
       if (h.lines === 1) spans.set(h.line, (spans.get(h.line) || []).concat([[h.span[0], h.span[1], h.record]]));
     }
-    for (const [i, names] of named) nameHits(index, paste, i, names, matched.has(i), spans.get(i) || [], exact);
+    const templated = exact.length > 0;
+    for (const [i, names] of named) nameHits(index, paste, i, names, matched.has(i), spans.get(i) || [], templated, exact);
     const covered = new Set();
     for (const h of exact) for (let k = h.line; k < h.line + h.lines; k++) covered.add(k);
     return rank(index, exact, function (line) { return saysWhy(index, paste, line, covered); });
@@ -417,9 +419,10 @@
   }
 
   // The names that line i writes: as a token or the end of a dotted one, or, a name of several
-  // words, as a whole; on a matched line, not one that labels the message ("Name:"), nor one
-  // inside another record's match (lookup._name_hits).
-  function nameHits(index, paste, i, names, matched, covered, hits) {
+  // words, as a whole; on a matched line, not one that labels the message ("Name:"), nor, where a
+  // template matched the paste, one that heads an IPython traceback, nor one inside another
+  // record's match (lookup._name_hits).
+  function nameHits(index, paste, i, names, matched, covered, templated, hits) {
     const text = paste.lines[i];
     const found = [];  // [name, start, end]
     const wanted = new Map();
@@ -443,6 +446,7 @@
     }
     for (const [name, start, end] of found) {
       if (matched && text.slice(end).replace(/^[ \t]+/, "").startsWith(":")) continue;
+      if (templated && index.rx.tracebackHeader.test(text.slice(end))) continue;
       if (name.digits && !oneLine(paste)) continue;
       if (covered.some(function (c) { return c[0] <= start && end <= c[1] && c[2] !== name.record; })) continue;
       if (index.rx.compared.test(text.slice(0, start))) continue;
