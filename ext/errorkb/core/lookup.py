@@ -104,7 +104,7 @@ if TYPE_CHECKING:
         @property
         def records(self) -> Mapping[str, Record]: ...
 
-INDEX_VERSION = 8
+INDEX_VERSION = 9
 #: Longest paste searched, in characters; a longer one is cut to its end (errors come last).
 MAX_PASTE = 10 * 1024 * 1024
 #: Most lines searched; a paste with more is cut to its last ones.
@@ -119,6 +119,12 @@ SCAN_FROM = 1000
 #: BM25 parameters of the closest-match ranking.
 BM25_K1 = 1.2
 BM25_B = 0.75
+#: Words that are not terms of the closest-match ranking: those of the lines a Python traceback
+#: is framed with ("Traceback (most recent call last):", ``File "...", line N, in <module>``,
+#: "During handling of the above exception, another exception occurred", "The above exception
+#: was the direct cause of the following exception"), which any traceback holds.
+BM25_IGNORED = frozenset({"traceback", "most", "recent", "call", "last", "file", "line", "module", "during",
+                          "handling", "above", "another", "occurred", "direct", "cause", "following"})
 #: Which of a record's occurrences stands for it, the smallest key first (a rank key, as
 #: ``matcher.RANK_KEY``): any before a summary line's, a template's match (it reads values)
 #: before its name, then the most specific, the error line, and among equals the last one.
@@ -464,7 +470,7 @@ class LookupIndex:
                           "letters": diagnoses.LETTER_UNITS},
                 "limits": {"paste": MAX_PASTE, "lines": MAX_LINES, "line": MAX_LINE_CHARS, "scan_from": SCAN_FROM,
                            "why": WHY_LINES},
-                "bm25": [BM25_K1, BM25_B], "rank": {"best": BEST, "order": ORDER, "fullest": FULLEST},
+                "bm25": [BM25_K1, BM25_B], "ignored": sorted(BM25_IGNORED), "rank": {"best": BEST, "order": ORDER, "fullest": FULLEST},
                 "phrases": [[text, pattern] for text, pattern in self.phrases.items()],
                 "summaries": [i for i, e in enumerate(self.entries) if e.summary], "report": self.report,
                 "records": rows}
@@ -550,14 +556,15 @@ def _counted(compact: str) -> dict[str, int]:
 
 
 def terms(text: str) -> list[str]:
-    """BM25 terms: words starting with a letter, lower case; ``A_B`` also gives ``a`` and ``b``."""
+    """BM25 terms: words starting with a letter, lower case, but ``BM25_IGNORED``; ``A_B`` also
+    gives ``a`` and ``b``."""
     out: list[str] = []
     for m in _TERM.finditer(text):
         word = m.group().lower()
-        if len(word) >= 2:
+        if len(word) >= 2 and word not in BM25_IGNORED:
             out.append(word)
         if "_" in word:
-            out += [part for part in word.split("_") if len(part) >= 2 and not part[0].isdigit()]
+            out += [part for part in word.split("_") if len(part) >= 2 and not part[0].isdigit() and part not in BM25_IGNORED]
     return out
 
 

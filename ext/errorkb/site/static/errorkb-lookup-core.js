@@ -16,7 +16,7 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
-  const INDEX_VERSION = 8;  // lookup.INDEX_VERSION: the format this script reads
+  const INDEX_VERSION = 9;  // lookup.INDEX_VERSION: the format this script reads
   const MENTION = 0, OTHER = 1, ERROR = 2;  // standings (lookup.MENTION ...)
   const NON_ASCII = /[^\x00-\x7f]/;  // lower-casing such a line could change its words: done word by word
 
@@ -133,7 +133,7 @@
       return { name: k[0], title: k[1], url: k[2], matcher: k[3] ? new RegExp(k[3], "giu") : null, records: new Set(k[4]) };
     });
     return { kinds: kinds, records: records, terms: terms, templates: templates, rx: rx,
-      limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], rank: data.rank,
+      limits: data.limits, scanFrom: data.limits.scan_from, k1: data.bm25[0], b: data.bm25[1], ignored: new Set(data.ignored), rank: data.rank,
       report: data.report, notices: data.notices, factors: data.units.factors, shown: data.units.shown,
       shownDecimal: data.units.shown_decimal, decimalUnits: data.units.decimal, letterUnits: data.units.letters,
       byKey: byKey, always: always, byNameWord: byNameWord, keys: keys, bm25: null };
@@ -595,16 +595,16 @@
     return chosen;
   }
 
-  // BM25 terms (lookup.terms).
+  // BM25 terms, but the words the index ignores (lookup.terms).
   function terms(index, text) {
     const out = [];
     const found = text.match(index.rx.term) || [];
     for (const m of found) {
       const word = m.toLowerCase();
-      if (word.length >= 2) out.push(word);
+      if (word.length >= 2 && !index.ignored.has(word)) out.push(word);
       if (word.indexOf("_") >= 0) {
         for (const part of word.split("_")) {
-          if (part.length >= 2 && !(part[0] >= "0" && part[0] <= "9")) out.push(part);
+          if (part.length >= 2 && !(part[0] >= "0" && part[0] <= "9") && !index.ignored.has(part)) out.push(part);
         }
       }
     }
