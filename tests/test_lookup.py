@@ -516,3 +516,13 @@ def test_a_line_repeated_is_matched_once_where_it_last_occurs(index, monkeypatch
     top = lookup(index, paste).matches[0]
     assert top.exact and top.record["id"] == "demo-cuda-detail" and top.line == 49_999
     assert sorted(set(tried)) == list(range(49_940, 50_000))
+
+
+def test_the_closest_ranking_ignores_the_frame_of_a_python_traceback():
+    """Every traceback holds its header and frame lines: their words would make a record whose
+    examples are tracebacks the closest to any unknown one."""
+    framed = ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
+              "During handling of the above exception, another exception occurred:\n"
+              "The above exception was the direct cause of the following exception:\n")
+    assert set(terms(framed)) == {"train", "py", "in", "of", "the", "exception", "was"}
+    assert terms("last_call_file") == ["last_call_file"]
