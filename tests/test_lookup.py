@@ -105,6 +105,8 @@ def test_ansi_codes_and_log_prefixes_do_not_get_in_the_way(index):
     result = lookup(index, paste)
     assert ids(result) == ["demo-cuda-generic", "demo-killed"]
     assert normalise("2024-Jul-30 14:22:30.244701 [rank0]: Killed").lines == ["Killed"]
+    # A glog header without its time is a prefix too, not a code E0101 of the first of January.
+    assert normalise("E0101 factory.go:112] Killed").lines == ["Killed"]
 
 
 def test_no_break_spaces_from_a_web_page_still_match(index):

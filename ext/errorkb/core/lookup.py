@@ -175,13 +175,13 @@ PATTERNS = {
     # ANSI escapes: colours, cursor moves, window titles.
     "ansi": r"\x1b\[[0-?]{0,64}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]",
     # Log prefixes, up to three stacked (multi-line flag): torchrun's [rank3]:, ISO and Neuron
-    # timestamps, glog headers (also absl's before it is set up: "E0000 00:00:<epoch>.<us>"),
-    # docker compose's "service  |".
+    # timestamps, glog headers (also absl's before it is set up: "E0000 00:00:<epoch>.<us>", and
+    # without time and thread, "E0101 factory.go:112]"), docker compose's "service  |".
     "prefix": (
         r"^(?:[ \t]{0,8}(?:"
         r"\[rank[0-9]{1,6}\]:?"
         r"|[0-9]{4}-(?:[0-9]{2}|[A-Z][a-z]{2})-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?:?"
-        r"|[IWEF][0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2,10}\.[0-9]{1,9}[ \t]{1,8}[0-9]{1,10} [A-Za-z0-9_.\-]{1,128}:[0-9]{1,7}\]"
+        r"|[IWEF][0-9]{4}(?: [0-9]{2}:[0-9]{2}:[0-9]{2,10}\.[0-9]{1,9}[ \t]{1,8}[0-9]{1,10})? [A-Za-z0-9_.\-]{1,128}:[0-9]{1,7}\]"
         r"|[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}[ \t]{1,32}\|"
         r")[ \t]{0,32}){1,3}"
     ),
