@@ -162,6 +162,7 @@ errorkb_source_labels = {
     "faiss": "Faiss",
     "vulkan": "Vulkan",
     "slurm": "Slurm",
+    "horovod": "Horovod",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
