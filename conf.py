@@ -163,6 +163,7 @@ errorkb_source_labels = {
     "vulkan": "Vulkan",
     "slurm": "Slurm",
     "horovod": "Horovod",
+    "mps": "Apple MPS (Metal Performance Shaders)",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
