@@ -161,6 +161,7 @@ errorkb_source_labels = {
     "dgl": "DGL (Deep Graph Library)",
     "faiss": "Faiss",
     "vulkan": "Vulkan",
+    "transformer-engine": "Transformer Engine",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
