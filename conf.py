@@ -164,6 +164,7 @@ errorkb_source_labels = {
     "slurm": "Slurm",
     "horovod": "Horovod",
     "mps": "Apple MPS (Metal Performance Shaders)",
+    "transformer-engine": "Transformer Engine",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
