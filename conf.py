@@ -99,7 +99,7 @@ errorkb_kinds = [
               "exit code 137", "exit code: 137", "exit status 137", "exited with code 137", "return code -9",
               "signal 9", "SIGKILL", "killed by signal", "memory cgroup out of memory", "KilledWorker",
               "Worker exceeded", "memory budget", "status code 137"],
-     "records": {"source": ["host", "containers", "ray", "notebooks", "dask"]}},
+     "records": {"source": ["host", "containers", "ray", "notebooks", "dask", "slurm"]}},
     {"name": "shared-memory", "title": "Shared memory (/dev/shm) ran out", "page": "docs/triage/shared-memory",
      "cues": ["/dev/shm", "shm", "shared memory segment", "shm_open", "Bus error", "shared memory limit",
               "out of shared memory", "insufficient shared memory", "unable to mmap", "No space left on device",
