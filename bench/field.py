@@ -136,16 +136,23 @@ def main(argv: list[str] | None = None) -> int:
     mapping = yaml.safe_load(args.families.read_text(encoding="utf-8"))
     catalogue, _ = open_project(ROOT).load()
     categories = {rid: str(r.value("category")) for rid, r in catalogue.records.items()}
-    results: dict[str, dict] = {}
+    samples: dict[str, list[dict]] = {}
     for sample in args.samples or sorted(FIELD.glob("*.jsonl")):
         pastes = [json.loads(line) for line in sample.read_text(encoding="utf-8").splitlines() if line.strip()]
         unmapped = sorted({p["family"] for p in pastes} - set(mapping["families"]))
         if unmapped:
             raise SystemExit(f"bench: families.yaml lacks {', '.join(unmapped)}")
-        texts = [p["text"] for p in pastes]
-        engines = {"cli": run_cli(texts), **({"browser": run_browser(texts)} if args.browser else {})}
-        for engine, answers in engines.items():
-            results[f"{sample.stem}/{engine}"] = figures(pastes, answers, mapping, categories)
+        samples[sample.stem] = pastes
+    # Every sample's pastes in one run of each engine: the browser's site is built once.
+    texts = [p["text"] for pastes in samples.values() for p in pastes]
+    engines = {"cli": run_cli(texts), **({"browser": run_browser(texts)} if args.browser else {})}
+    results: dict[str, dict] = {}
+    for engine, answers in engines.items():
+        start = 0
+        for name, pastes in samples.items():
+            results[f"{name}/{engine}"] = figures(pastes, answers[start:start + len(pastes)], mapping, categories)
+            start += len(pastes)
+    results = {f"{name}/{engine}": results[f"{name}/{engine}"] for name in samples for engine in engines}
     names = [n for n in next(iter(results.values())) if not n.startswith("_")]
     width = max(len(k) for k in results) + 2
     print(f"{'':26}" + "".join(f"{k:>{width}}" for k in results))
