@@ -876,15 +876,20 @@ def _name_hits(index: LookupIndex, paste: Paste, i: int, names: list[Name], matc
 def standing(paste: Paste, first: int, text: str, start: int) -> int:
     """How a match at ``start`` of ``text`` (line ``first``, or it and the next) stands:
     ``ERROR``, ``OTHER`` or ``MENTION`` (see the module's docstring, step 3)."""
-    raw = paste.raw[first]
-    prefix = _PREFIX.match(raw)
-    before = (prefix.group() if prefix else "") + text[:start]
+    before = _with_prefix(paste, first, text[:start])
     after, marked = before, False
     for m in _error_markers(before):
         after, marked = before[m.end():], True
     if _HINT.search(after.lower()) or _quoted_in_prose(after):
         return MENTION
     return ERROR if marked or not _WORD_CHAR.search(after) else OTHER
+
+
+def _with_prefix(paste: Paste, i: int, text: str) -> str:
+    """``text`` of line ``i`` behind the log prefix that line was cut from: a marker such as
+    glog's ``E`` or ``F`` is in it."""
+    prefix = _PREFIX.match(paste.raw[i])
+    return (prefix.group() if prefix else "") + text
 
 
 def _error_markers(text: str) -> Iterator[re.Match[str]]:
@@ -900,8 +905,7 @@ def says_why(paste: Paste, line: int, covered: Set[int]) -> bool:
     for i in range(max(0, line - WHY_LINES), line):
         if i in covered or not paste.lines[i]:
             continue
-        prefix = _PREFIX.match(paste.raw[i])
-        text = (prefix.group() if prefix else "") + paste.lines[i]
+        text = _with_prefix(paste, i, paste.lines[i])
         first = next(_error_markers(text), None)
         if first is None or not _WORD_CHAR.search(text, first.end()):
             continue

@@ -461,8 +461,7 @@
   // How a match at start of text stands: ERROR, OTHER or MENTION (lookup.standing).
   function standing(index, paste, first, text, start) {
     const rx = index.rx;
-    const prefix = rx.prefix.exec(paste.raw[first]);
-    const before = (prefix ? prefix[0] : "") + text.slice(0, start);
+    const before = withPrefix(index, paste, first, text.slice(0, start));
     let after = before;
     let marked = false;
     for (const m of errorMarkers(index, before)) {
@@ -473,11 +472,17 @@
     return marked || !rx.wordChar.test(after) ? ERROR : OTHER;
   }
 
-  // The markers of an error in text (lookup._error_markers).
-  function errorMarkers(index, text) {
-    return Array.from(text.matchAll(index.rx.marker)).filter(function (m) {
-      return m[1] === undefined || index.rx.errorName.test(m[1]);
-    });
+  // Text of line i behind the log prefix that line was cut from (lookup._with_prefix).
+  function withPrefix(index, paste, i, text) {
+    const prefix = index.rx.prefix.exec(paste.raw[i]);
+    return (prefix ? prefix[0] : "") + text;
+  }
+
+  // The markers of an error in text, one at a time (lookup._error_markers).
+  function* errorMarkers(index, text) {
+    for (const m of text.matchAll(index.rx.marker)) {
+      if (m[1] === undefined || index.rx.errorName.test(m[1])) yield m;
+    }
   }
 
   // Whether one of the lines before line is an error line that no record matched, with words
@@ -486,9 +491,8 @@
     const rx = index.rx;
     for (let i = Math.max(0, line - index.limits.why); i < line; i++) {
       if (covered.has(i) || !paste.lines[i]) continue;
-      const prefix = rx.prefix.exec(paste.raw[i]);
-      const text = (prefix ? prefix[0] : "") + paste.lines[i];
-      const first = errorMarkers(index, text)[0];
+      const text = withPrefix(index, paste, i, paste.lines[i]);
+      const first = errorMarkers(index, text).next().value;
       if (!first || !rx.wordChar.test(text.slice(first.index + first[0].length))) continue;
       const before = text.slice(0, first.index);
       if (!rx.hint.test(before.toLowerCase()) && !quotedInProse(index, before)) return true;
