@@ -147,12 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     texts = [p["text"] for pastes in samples.values() for p in pastes]
     engines = {"cli": run_cli(texts), **({"browser": run_browser(texts)} if args.browser else {})}
     results: dict[str, dict] = {}
-    for engine, answers in engines.items():
-        start = 0
-        for name, pastes in samples.items():
+    start = 0
+    for name, pastes in samples.items():
+        for engine, answers in engines.items():
             results[f"{name}/{engine}"] = figures(pastes, answers[start:start + len(pastes)], mapping, categories)
-            start += len(pastes)
-    results = {f"{name}/{engine}": results[f"{name}/{engine}"] for name in samples for engine in engines}
+        start += len(pastes)
     names = [n for n in next(iter(results.values())) if not n.startswith("_")]
     width = max(len(k) for k in results) + 2
     print(f"{'':26}" + "".join(f"{k:>{width}}" for k in results))
