@@ -148,10 +148,12 @@ def test_a_corrupt_or_unwritable_cache_gives_the_same_answer(root: Path, tmp_pat
 
 def test_a_lookup_from_the_compiled_catalogue_loads_no_more_than_it_needs(root: Path, tmp_path: Path):
     """Neither the records' model (pydantic, YAML, markdown-it) nor the templates' compiler nor
-    hashlib nor pathlib (half an interpreter start each) while the cache is current."""
+    hashlib nor pathlib (half an interpreter start each) nor dataclasses (its import of inspect
+    and its classes' making take more than an interpreter start) while the cache is current."""
     probe = ("import sys; from errorkb.tools.cli import main; main(['--root', sys.argv[1], 'lookup', sys.argv[2]]); "
              "print(sorted({m.split('.')[0] for m in sys.modules} & {'sphinx', 'docutils', 'pydantic', 'yaml', "
-             "'markdown_it', 'myst_parser', 'hashlib', 'pathlib'} | {'errorkb.core.templates'} & set(sys.modules)))")
+             "'markdown_it', 'myst_parser', 'hashlib', 'pathlib', 'dataclasses', 'inspect'} "
+             "| {'errorkb.core.templates'} & set(sys.modules)))")
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     for path in root.rglob("*"):
         age(path)  # not edited a moment ago: their stamps are trusted without hashing them

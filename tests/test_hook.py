@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from errorkb.tools.catalogue_cache import compiled_site
 
 # The line docs/never-paste.md gives for a sitecustomize.py.
 SITECUSTOMIZE = "import errorkb.hook; errorkb.hook.install()\n"
@@ -34,6 +35,13 @@ while True:
 def python(*argv: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=120, cwd=cwd,
                           env={**os.environ, "ERRORKB_ROOT": str(ROOT), **(env or {})})
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_catalogue() -> None:
+    """The catalogue compiled, as by any run before: a program out of memory gets its block from
+    the compiled catalogue, and compiling the records takes more than the hook's reserve."""
+    compiled_site(ROOT)
 
 
 @pytest.fixture

@@ -41,11 +41,10 @@ imports Sphinx.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .positioned import PositionedError
 from .values import UNIT_FACTORS, Value
@@ -86,8 +85,7 @@ class DiagnosisError(PositionedError):
     """A condition or message that cannot be used; ``column`` is 1-based in its text."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Spec:
+class Spec(NamedTuple):
     """A diagnosis as written in the front matter; a reading has no fix and may have no condition."""
 
     when: str
@@ -143,8 +141,7 @@ def read_reading(raw: Any) -> tuple[Spec | None, list[tuple[str, str]]]:
     return Spec(raw.get("when", "").strip(), raw["say"].strip()), []
 
 
-@dataclasses.dataclass(frozen=True)
-class Diagnosis:
+class Diagnosis(NamedTuple):
     """A checked diagnosis: its condition's tree, its message's parts and the fix (1-based) it
     points to or rules out.  A reading is one without a fix (0), its condition ``None`` where it
     has none."""

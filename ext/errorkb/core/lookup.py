@@ -49,7 +49,6 @@ Nothing here imports Sphinx.
 from __future__ import annotations
 
 import collections
-import dataclasses
 import functools
 import math
 import re
@@ -65,8 +64,8 @@ from .words import WORD
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 
+    from .kinds import Kind
     from .templates import Template
-    from .triage import Kind
 
     class Record(Protocol):
         """What the index reads of a record (:class:`errorkb.core.records.Record`): the lookup
@@ -258,18 +257,21 @@ _BLANK = re.compile(PATTERNS["blank"])
 # The index
 
 
-@dataclasses.dataclass
 class Entry(Candidate):
     """One template of one record: how it is short-listed and matched, how a match gives its
     values, and how many examples its message has (the ranking's terms count its literal text
     once for it and once for each)."""
 
-    placeholders: str = ""  # each one's name, type and group, all separated by spaces
-    examples: int = 0
-    record: int = 0  # index into LookupIndex.records
-    text: str = ""  # the template, where the index was built from records (not shipped)
-    summary: bool = False  # its message is a summary line (``summary_line``), which yields to others
-    compiled: Template | None = None  # the same, compiled (not shipped)
+    def __init__(self, pieces: Sequence[str], key: str | None, run: str, specificity: int, placeholders: str = "",
+                 examples: int = 0, record: int = 0, text: str = "", summary: bool = False,
+                 compiled: Template | None = None):
+        super().__init__(pieces, key, run, specificity)
+        self.placeholders = placeholders  # each one's name, type and group, all separated by spaces
+        self.examples = examples
+        self.record = record  # index into LookupIndex.records
+        self.text = text  # the template, where the index was built from records (not shipped)
+        self.summary = summary  # its message is a summary line (``summary_line``), which yields to others
+        self.compiled = compiled  # the same, compiled (not shipped)
 
     @classmethod
     def of_template(cls, template: Template, key: str | None, examples: int, record: int,
@@ -311,8 +313,7 @@ class Name(NamedTuple):
         return _DIGITS.match(self.text) is not None
 
 
-@dataclasses.dataclass
-class Bm25:
+class Bm25(NamedTuple):
     """Term statistics of the closest-match ranking."""
 
     docs: Sequence[Mapping[str, int]]  # per record: term -> frequency
@@ -321,8 +322,7 @@ class Bm25:
     idf: dict[str, float]
 
 
-@dataclasses.dataclass(frozen=True)
-class Triage:
+class Triage(NamedTuple):
     """A kind of error as the index holds it (see ``triage.py``): where its triage page is, its
     cues as one expression, and the records closest answers are chosen from."""
 
@@ -332,25 +332,33 @@ class Triage:
     pattern: str  # empty: the kind a paste without any cue gets
     records: frozenset[int]
 
-    @functools.cached_property
+    @property
     def matcher(self) -> re.Pattern[str] | None:
-        return re.compile(self.pattern, re.IGNORECASE) if self.pattern else None
+        return _cues(self.pattern)
 
     def as_json(self) -> dict[str, str]:
         return {"name": self.name, "title": self.title, "url": self.url}
 
 
-@dataclasses.dataclass
-class LookupIndex:
-    records: list[dict[str, Any]]  # id, code, title, url, fixes, costs, aliases, labels, readings, diagnoses
-    entries: list[Entry]  # in the order of their records
-    terms: list[str]  # per record: its BM25 terms beyond those of id, code, title and entries (:func:`_compact`)
-    report: str | None = None  # the issue form for errors not in the catalogue, if any
-    kinds: list[Triage] = dataclasses.field(default_factory=list)  # what a paste that matches none is told
-    #: Names of several words, each with its pattern (``phrase_pattern``): read with a shipped index, else worked out.
-    phrases: dict[str, str] = dataclasses.field(default_factory=dict)
+@functools.cache
+def _cues(pattern: str) -> re.Pattern[str] | None:
+    """A kind's cues compiled, by the first lookup that tells a paste's kind."""
+    return re.compile(pattern, re.IGNORECASE) if pattern else None
 
-    def __post_init__(self) -> None:
+
+class LookupIndex:
+    """What a lookup searches: ``records`` (id, code, title, url, fixes, costs, aliases, labels,
+    readings, diagnoses), their ``entries`` (templates) in the records' order, per record its BM25
+    ``terms`` beyond those of id, code, title and entries (:func:`_compact`), the issue form for
+    errors not in the catalogue (``report``), the ``kinds`` a paste that matches none is told
+    apart as, and ``phrases``: the names of several words, each with its pattern
+    (``phrase_pattern``), read with a shipped index, else worked out."""
+
+    def __init__(self, records: list[dict[str, Any]], entries: list[Entry], terms: list[str],
+                 report: str | None = None, kinds: list[Triage] | None = None, phrases: dict[str, str] | None = None):
+        self.records, self.entries, self.terms, self.report = records, entries, terms, report
+        self.kinds = kinds or []
+        self.phrases = phrases or {}
         self.by_key: dict[bytes, list[int]] = {}
         self.always: list[int] = []
         for i, entry in enumerate(self.entries):
@@ -572,17 +580,13 @@ def terms(text: str) -> list[str]:
 # A paste
 
 
-@dataclasses.dataclass
-class Paste:
+class Paste(NamedTuple):
     """A normalised paste: its lines, numbered from 0, and notices about what was left out."""
 
     lines: list[str]  # log prefixes dropped, cut to MAX_LINE_CHARS
     raw: list[str]  # the same lines with their log prefixes
     notices: list[str]
-
-    @functools.cached_property
-    def one_line(self) -> bool:
-        return sum(1 for line in self.lines if line.strip()) == 1
+    one_line: bool  # it holds one line that is not blank
 
 
 def looks_binary(paste: str) -> bool:
@@ -610,11 +614,10 @@ def normalise(paste: str) -> Paste:
     if cut:
         lines = [line[:MAX_LINE_CHARS] for line in lines]
         notices.append(notice("cut", cut, MAX_LINE_CHARS))
-    return Paste(lines, raw, notices)
+    return Paste(lines, raw, notices, sum(1 for line in lines if line.strip()) == 1)
 
 
-@dataclasses.dataclass
-class Match:
+class Match(NamedTuple):
     """One record found in a paste."""
 
     record: dict[str, Any]
@@ -628,7 +631,7 @@ class Match:
     template: str = ""  # the code, id or alias, or the template (in an index built from records), that matched
     also: bool = False  # a template matched, but a more specific record's matched the same lines
 
-    @functools.cached_property
+    @property
     def diagnoses(self) -> list[dict[str, Any]]:
         """What the record says the values mean: its diagnoses that hold (see ``diagnoses.py``)."""
         return diagnoses.diagnose(self.record["diagnoses"], self.values)
@@ -658,8 +661,7 @@ class Match:
                 "readings": self.readings, "diagnoses": self.diagnoses, "fixes": self.fixes}
 
 
-@dataclasses.dataclass
-class Result:
+class Result(NamedTuple):
     matches: list[Match]
     notices: list[str]
     kind: Triage | None = None  # what a paste that matches no record exactly looks like
@@ -685,8 +687,7 @@ def lookup(index: LookupIndex, paste: str, top: int = 5) -> Result:
     return Result((matches + [m for m in near if m.record["id"] not in shown])[:top], normalised.notices, kind)
 
 
-@dataclasses.dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """One occurrence of a template, or of a record's name, in a line or a pair of lines."""
 
     record: int

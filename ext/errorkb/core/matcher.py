@@ -12,7 +12,6 @@ Nothing here imports Sphinx.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import itertools
 import re
@@ -58,15 +57,15 @@ def keys_for(words: Sequence[Sequence[str]]) -> list[str | None]:
 RANK_KEY = (("specificity", -1), ("standing", -1), ("line", 1), ("start", 1), ("order", 1))
 
 
-@dataclasses.dataclass
 class Candidate:
     """A template as the short-lister and the line matcher know it; the lookup index ships these
-    fields as they are."""
+    fields as they are: ``pieces``, its regular expression cut around its required literal text
+    (``Template.pieces``); ``key``, the rarest of its whole words, lower case (None: found by
+    ``run`` alone); ``run``, its least likely literal run (:func:`rarest_run`), which every line
+    it matches holds; and its ``specificity``."""
 
-    pieces: Sequence[str]  # its regular expression, cut around its required literal text (Template.pieces)
-    key: str | None  # the rarest of its whole words, lower case; None: found by ``run`` alone
-    run: str  # its least likely literal run (:func:`rarest_run`): every line it matches holds it
-    specificity: int
+    def __init__(self, pieces: Sequence[str], key: str | None, run: str, specificity: int):
+        self.pieces, self.key, self.run, self.specificity = pieces, key, run, specificity
 
     @classmethod
     def of(cls, template: Template, key: str | None) -> Candidate:

@@ -34,10 +34,10 @@ from pydantic import (
     ValidationInfo,
 )
 
+from .kinds import Kind, distinct_kinds
 from .languages import Language, languages_from
 from .records import MAX_RECORD_BYTES
 from .schema import SLUG, FieldSpec, Schema, distinct_fields
-from .triage import Kind, distinct_kinds
 from .values import parse_size
 
 PREFIX = "errorkb_"

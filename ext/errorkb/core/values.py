@@ -5,7 +5,6 @@ Also what the settings and the snippets' claims parse sizes with.  Nothing here 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from typing import Any, NamedTuple
@@ -39,8 +38,7 @@ def json_number(x: float) -> float | int | None:
     return float(x)
 
 
-@dataclasses.dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
     """A typed placeholder value pulled out of a message."""
 
     type: str

@@ -13,7 +13,6 @@ search compiles only the templates whose every literal a line of the paste holds
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +62,7 @@ class Compiled:
         if base:
             for record in index.records:
                 record["url"] = base + record["url"]
-            index.kinds = [dataclasses.replace(kind, url=base + kind.url) for kind in index.kinds]
+            index.kinds = [kind._replace(url=base + kind.url) for kind in index.kinds]
         return index
 
     @property

@@ -10,9 +10,8 @@ the compiled catalogue (:mod:`.catalogue_cache`) is found and read without eithe
 
 from __future__ import annotations
 
-import dataclasses
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -29,8 +28,7 @@ class ProjectError(Exception):
     """The site cannot be used: no records folder, a bad option; the message says which."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):
     root: Path  # the source folder: where conf.py is
     settings: Settings
     conf: Path | None  # the conf.py read, if any
