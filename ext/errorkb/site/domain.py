@@ -59,7 +59,7 @@ logger = logging.getLogger(__name__)
 
 #: The shape of the state saved with the environment: raise it whenever that changes, and
 #: Sphinx discards an environment saved by older code instead of reading it.
-STATE_VERSION = 6
+STATE_VERSION = 7
 
 #: Set on cross-references the extension writes itself (related lists, the catalogue), so that
 #: only links written by authors count as "Referenced by".
