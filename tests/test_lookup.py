@@ -300,6 +300,9 @@ def test_a_log_level_makes_an_error_line(index):
     ("throw std::runtime_error(\"CUDA out of memory", MENTION),
     ("FAIL : Node () Op (If) CUDA out of memory", OTHER),  # an operator's name in brackets is no hint word
     ("(if CUDA out of memory", MENTION),
+    ("RuntimeError: /srv/try/run.py: CUDA out of memory", ERROR),  # a folder's name is no hint word
+    ("RuntimeError: C:\\srv\\example\\run.py: CUDA out of memory", ERROR),
+    ("/srv/try/run.py CUDA out of memory", OTHER),
 ])
 def test_what_precedes_a_match_gives_its_standing(line, expected):
     paste = normalise(line)

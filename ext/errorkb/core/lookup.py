@@ -195,9 +195,10 @@ PATTERNS = {
     "error_name": r"(?:Error|Exception|Exhausted|Failure|Fault|ERROR|EXCEPTION|EXHAUSTED|FAILURE|FAILED|FATAL"
                   r"|error|exception|exhausted|failure|fatal)$",
     # Words of a hint about an error rather than the error itself (matched in lower case); not one
-    # that a closing bracket ends, a name such as ONNX's operator in ``Op (If)``.
-    "hint": r"(?<![A-Za-z0-9_])(?:if|try|see|hint|tip|note|consider|please|encounter|avoids?|prevents?|instead"
-            r"|whether|unless|e\.g|example|means|like)(?![A-Za-z0-9_)])",
+    # that a closing bracket ends, a name such as ONNX's operator in ``Op (If)``, nor a folder's
+    # name in a path (``/srv/try/run.py``).
+    "hint": r"(?<![A-Za-z0-9_/\\])(?:if|try|see|hint|tip|note|consider|please|encounter|avoids?|prevents?|instead"
+            r"|whether|unless|e\.g|example|means|like)(?![A-Za-z0-9_)/\\])",
     # A class built with the quotation as its argument, as an exception's repr is printed
     # (``WorkerLostError('...``), but not one that code raises or throws.
     "class_call": r"(?<![A-Za-z0-9_])(?<!raise )(?<!throw )(?<!new )[A-Z][A-Za-z0-9_]{0,200}\($",
