@@ -940,8 +940,6 @@ def _quoted_in_prose(text: str) -> bool:
     return False
 
 
-
-
 def _rank(index: LookupIndex, hits: list[Hit], why: Callable[[int], bool]) -> list[Match]:
     """One match per record, best first; a message is the exact answer of one record only.
 
