@@ -154,6 +154,7 @@ errorkb_source_labels = {
     "xformers": "xFormers",
     "tvm": "Apache TVM",
     "intel-xpu": "Intel GPU (XPU, SYCL)",
+    "opencl": "OpenCL",
     "catboost": "CatBoost",
     "wgpu": "wgpu (WebGPU)",
     "cupy": "CuPy",
