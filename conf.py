@@ -149,6 +149,7 @@ errorkb_source_labels = {
     "lightgbm": "LightGBM",
     "xformers": "xFormers",
     "tvm": "Apache TVM",
+    "triton-server": "Triton Inference Server",
     "intel-xpu": "Intel GPU (XPU, SYCL)",
     "catboost": "CatBoost",
     "wgpu": "wgpu (WebGPU)",
