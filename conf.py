@@ -150,6 +150,7 @@ errorkb_source_labels = {
     "xformers": "xFormers",
     "tvm": "Apache TVM",
     "triton-server": "Triton Inference Server",
+    "ctranslate2": "CTranslate2 (faster-whisper)",
     "intel-xpu": "Intel GPU (XPU, SYCL)",
     "catboost": "CatBoost",
     "wgpu": "wgpu (WebGPU)",
