@@ -151,6 +151,7 @@ errorkb_source_labels = {
     "tvm": "Apache TVM",
     "triton-server": "Triton Inference Server",
     "ctranslate2": "CTranslate2 (faster-whisper)",
+    "whisper": "OpenAI Whisper",
     "intel-xpu": "Intel GPU (XPU, SYCL)",
     "catboost": "CatBoost",
     "wgpu": "wgpu (WebGPU)",
