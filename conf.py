@@ -173,6 +173,7 @@ errorkb_source_labels = {
     "horovod": "Horovod",
     "mps": "Apple MPS (Metal Performance Shaders)",
     "transformer-engine": "Transformer Engine",
+    "milvus": "Milvus",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
