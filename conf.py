@@ -165,6 +165,7 @@ errorkb_source_labels = {
     "horovod": "Horovod",
     "mps": "Apple MPS (Metal Performance Shaders)",
     "transformer-engine": "Transformer Engine",
+    "sd-webui": "Stable Diffusion web UI (AUTOMATIC1111 and forks)",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
