@@ -174,6 +174,8 @@ errorkb_source_labels = {
     "mps": "Apple MPS (Metal Performance Shaders)",
     "transformer-engine": "Transformer Engine",
     "milvus": "Milvus",
+    "sd-webui": "Stable Diffusion web UI (AUTOMATIC1111 and forks)",
+    "openmmlab": "OpenMMLab (mmcv, mmdetection, mmsegmentation ...)",
 }
 
 # Every page says what its facts were checked against (its `checked` field), and `errorkb check`
