@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from . import diagnoses
 from .gc_pause import gc_paused
 from .matcher import RANK_KEY, Candidate, LineMatcher, LineWords, keys_for, whole_words
-from .triage import classify
+from .triage import classify, cue_matcher
 from .values import SIZE_PARTS, UNIT_FACTORS, Field, Value, values_of
 from .words import WORD
 
@@ -335,16 +335,10 @@ class Triage(NamedTuple):
 
     @property
     def matcher(self) -> re.Pattern[str] | None:
-        return _cues(self.pattern)
+        return cue_matcher(self.pattern)
 
     def as_json(self) -> dict[str, str]:
         return {"name": self.name, "title": self.title, "url": self.url}
-
-
-@functools.cache
-def _cues(pattern: str) -> re.Pattern[str] | None:
-    """A kind's cues compiled, by the first lookup that tells a paste's kind."""
-    return re.compile(pattern, re.IGNORECASE) if pattern else None
 
 
 class LookupIndex:
@@ -615,7 +609,8 @@ def normalise(paste: str) -> Paste:
     if cut:
         lines = [line[:MAX_LINE_CHARS] for line in lines]
         notices.append(notice("cut", cut, MAX_LINE_CHARS))
-    return Paste(lines, raw, notices, sum(1 for line in lines if line.strip()) == 1)
+    filled = (line for line in lines if line.strip())
+    return Paste(lines, raw, notices, next(filled, None) is not None and next(filled, None) is None)
 
 
 class Match(NamedTuple):
@@ -642,10 +637,10 @@ class Match(NamedTuple):
         """What the values are, in the record's sentences."""
         return diagnoses.read(self.record["readings"], self.values)
 
-    @property
-    def fixes(self) -> list[dict[str, Any]]:
-        """The record's fixes in the order the values call for (``diagnoses.fixes_in_order``)."""
-        return diagnoses.fixes_in_order(self.record["fixes"], self.record["costs"], self.diagnoses)
+    def fixes(self, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The record's fixes in the order ``found``, the match's :attr:`diagnoses` (worked out
+        once by the caller), calls for (``diagnoses.fixes_in_order``)."""
+        return diagnoses.fixes_in_order(self.record["fixes"], self.record["costs"], found)
 
     def label(self, name: str) -> str:
         """A value's name in words."""
@@ -653,13 +648,15 @@ class Match(NamedTuple):
 
     def as_json(self) -> dict[str, Any]:
         """The entry of ``errorkb lookup --json``; ``line`` is 1-based, as shown to people."""
-        found = self.line is not None
+        located = self.line is not None
+        held = self.diagnoses
         return {"id": self.record["id"], "code": self.record["code"] or None, "title": self.record["title"],
                 "score": self.score, "exact": self.exact, "also": self.also,
                 "values": {k: {**v.as_json(), "label": self.label(k)} for k, v in self.values.items()},
                 "url": self.record["url"], "line": None if self.line is None else self.line + 1,
-                "lines": self.lines, "span": list(self.span) if found else None, "text": self.text if found else None,
-                "readings": self.readings, "diagnoses": self.diagnoses, "fixes": self.fixes}
+                "lines": self.lines, "span": list(self.span) if located else None,
+                "text": self.text if located else None, "readings": self.readings, "diagnoses": held,
+                "fixes": self.fixes(held)}
 
 
 class Result(NamedTuple):

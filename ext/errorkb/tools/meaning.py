@@ -20,10 +20,11 @@ def meaning_lines(match: Match, fixes: int) -> list[str]:
         extra = f" ({value.number:,.0f} bytes)" if value.type == "size" and value.number is not None else ""
         lines.append(f"{match.label(name)}: {value.text}{extra}")
     lines += match.readings
-    for found in match.diagnoses:
+    held = match.diagnoses
+    for found in held:
         verb = "rules out fix" if found["rules_out"] else "fix"
         lines.append(f"{found['message']} ({verb} {found['fix']}: {found['fix_title']})")
-    ordered = match.fixes
+    ordered = match.fixes(held)
     for fix in [f for f in ordered if not f["ruled_out"]][:fixes]:
         lines.append(f"fix {fix['number']}: {fix['title']}" + (f" ({fix['cost']})" if fix["cost"] else ""))
     lines += [f"fix {fix['number']}: {fix['title']} (ruled out by these values)" for fix in ordered if fix["ruled_out"]]
