@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .triage import cue_matcher
+
 #: Longest cue, in characters, and most cues a kind may declare.
 MAX_CUE = 200
 MAX_CUES = 500
@@ -63,9 +65,9 @@ class Kind:
             parts.append(head + words + tail)
         return "(?:" + "|".join(parts) + ")"
 
-    @functools.cached_property
+    @property
     def matcher(self) -> re.Pattern[str] | None:
-        return re.compile(self.pattern, re.IGNORECASE) if self.cues else None
+        return cue_matcher(self.pattern)
 
     def holds(self, record: Any) -> bool:
         """Whether ``record`` is one of this kind's (a record whose field takes one of the values)."""

@@ -21,9 +21,17 @@ index.  Nothing here imports Sphinx.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
+
+
+@functools.cache
+def cue_matcher(pattern: str) -> re.Pattern[str] | None:
+    """A kind's cues as one expression (``Kind.pattern``) compiled, case ignored, once; None for
+    the kind without cues."""
+    return re.compile(pattern, re.IGNORECASE) if pattern else None
 
 
 class Told(Protocol):
